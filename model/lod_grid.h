@@ -1,0 +1,44 @@
+#pragma once
+// The level-of-detail grid shared by the store builder, the reader and the views.
+//
+// Level 0 is exact events. Summary level k >= 1 cuts time into buckets of
+//     bucketNs(k) = baseBucketNs * F^(k-1),   F = 2^factorLog2 (4 by default)
+// aligned at t = 0, so a bucket of level k+1 is exactly F buckets of level k and bucket
+// borders are powers of two (pixel snapping is a shift).
+//
+// Intervals are also sorted into *duration bands*, so that no query ever scans the
+// whole trace for long events:
+//     band 0:            dur <  bucketNs(1)
+//     band j (1..L-1):   bucketNs(j) <= dur < bucketNs(j+1)
+//     band L (= levels): dur >= bucketNs(L)
+// A summary bucket at level k aggregates only the intervals *shorter* than bucketNs(k)
+// (bands 0..k-1: each touches at most two buckets); intervals of bands >= k are at least
+// one bucket long, are drawn exactly, and are read from their band's tiles. This is
+// Perfetto's mipmap idea with an exact split: coverage at level k = buckets + long events.
+
+#include "model/time_units.h"
+
+namespace strata::model {
+
+struct LodGrid
+{
+    TimeNs baseBucketNs = 256;
+    int factorLog2 = 2;
+    int levels = 1;  ///< summary levels 1..levels
+
+    /// Buckets per summary tile.
+    static constexpr int kBucketsPerTile = 1024;
+
+    /// Grid for a trace of this span: levels reach the point where one tile holds it all.
+    static LodGrid forSpan(TimeNs spanNs);
+
+    TimeNs bucketNs(int level) const { return baseBucketNs << (factorLog2 * (level - 1)); }
+    TimeNs tileNs(int level) const { return bucketNs(level) * kBucketsPerTile; }
+    /// The duration band of an interval (see above).
+    int bandOf(TimeNs durationNs) const;
+    /// Coarsest summary level whose bucket is no wider than `nsPerPx`; 0 when even
+    /// level 1 is too coarse (the caller then reads exact events).
+    int levelFor(double nsPerPx) const;
+};
+
+} // namespace strata::model
