@@ -18,7 +18,16 @@
 
 #include "model/time_units.h"
 
+#include <cstdint>
+
 namespace strata::model {
+
+/// Floor division (bucket of a possibly negative time).
+inline constexpr std::int64_t floorDiv(std::int64_t a, std::int64_t b)
+{
+    const std::int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
 
 struct LodGrid
 {
@@ -39,6 +48,8 @@ struct LodGrid
     /// Coarsest summary level whose bucket is no wider than `nsPerPx`; 0 when even
     /// level 1 is too coarse (the caller then reads exact events).
     int levelFor(double nsPerPx) const;
+    std::int64_t bucketOf(TimeNs t, int level) const { return floorDiv(t, bucketNs(level)); }
+    friend bool operator==(const LodGrid&, const LodGrid&) = default;
 };
 
 } // namespace strata::model

@@ -1,0 +1,126 @@
+#include "app/arg_parser.h"
+#include "app/commands.h"
+#include "model/json_text.h"
+#include "storage/store_reader.h"
+
+#include <cstdio>
+#include <filesystem>
+
+namespace strata::app {
+
+namespace {
+
+struct EventTotals
+{
+    std::int64_t intervals = 0, instants = 0, counters = 0, flows = 0, samples = 0;
+    std::int64_t all() const { return intervals + instants + counters + flows + samples; }
+};
+
+EventTotals totals(const storage::StoreReader& store)
+{
+    EventTotals t;
+    for (const model::TrackInfo& track : store.resources().tracks()) {
+        const storage::TrackSummary& s = store.summary(track.id);
+        t.intervals += s.intervals;
+        t.instants += s.instants;
+        t.counters += s.counters;
+        t.flows += s.flows;
+        t.samples += s.samples;
+    }
+    return t;
+}
+
+std::string categoryName(const storage::StoreReader& store, model::StringId id)
+{
+    const std::string_view name = store.strings().text(id);
+    return name.empty() ? std::string("(none)") : std::string(name);
+}
+
+void printJson(const storage::StoreReader& store, std::uintmax_t storeBytes)
+{
+    const EventTotals t = totals(store);
+    std::string out = "{";
+    out += "\"store\":" + model::jsonString(store.path().string());
+    out += ",\"format_version\":" + store.meta("format_version").value_or("0");
+    out += ",\"tracks\":" + std::to_string(store.resources().size());
+    out += ",\"span_ns\":" + std::to_string(store.span().durationNs());
+    out += ",\"span_start_ns\":" + std::to_string(store.span().startNs);
+    out += ",\"span_end_ns\":" + std::to_string(store.span().endNs);
+    out += ",\"events\":{\"total\":" + std::to_string(t.all())
+           + ",\"interval\":" + std::to_string(t.intervals) + ",\"instant\":" + std::to_string(t.instants)
+           + ",\"counter\":" + std::to_string(t.counters) + ",\"flow\":" + std::to_string(t.flows)
+           + ",\"sample\":" + std::to_string(t.samples) + "}";
+    out += ",\"intervals_by_category\":{";
+    bool first = true;
+    for (const auto& [category, c] : store.categories()) {
+        if (!first)
+            out += ",";
+        first = false;
+        model::appendJsonString(out, categoryName(store, category));
+        out += ":{\"count\":" + std::to_string(c.intervals) + ",\"total_ns\":" + std::to_string(c.totalNs) + "}";
+    }
+    out += "}";
+    const model::LodGrid& g = store.grid();
+    out += ",\"levels\":{\"summary_levels\":" + std::to_string(g.levels)
+           + ",\"base_bucket_ns\":" + std::to_string(g.baseBucketNs)
+           + ",\"factor\":" + std::to_string(1 << g.factorLog2)
+           + ",\"coarsest_bucket_ns\":" + std::to_string(g.bucketNs(g.levels)) + "}";
+    out += ",\"store_bytes\":" + std::to_string(storeBytes);
+    out += ",\"meta\":{";
+    first = true;
+    for (const auto& [k, v] : store.allMeta()) {
+        if (!first)
+            out += ",";
+        first = false;
+        model::appendJsonString(out, k);
+        out += ":";
+        model::appendJsonString(out, v);
+    }
+    out += "}}\n";
+    std::fputs(out.c_str(), stdout);
+}
+
+void printTable(const storage::StoreReader& store, std::uintmax_t storeBytes)
+{
+    const EventTotals t = totals(store);
+    std::printf("store        %s (%.2f MB, format %s)\n", store.path().c_str(), storeBytes / 1e6,
+                store.meta("format_version").value_or("?").c_str());
+    if (auto source = store.meta("source"))
+        std::printf("source       %s\n", source->c_str());
+    std::printf("span         %s (%lld .. %lld ns)\n", model::formatDuration(store.span().durationNs()).c_str(),
+                static_cast<long long>(store.span().startNs), static_cast<long long>(store.span().endNs));
+    std::printf("tracks       %zu\n", store.resources().size());
+    std::printf("events       %lld: %lld intervals, %lld instants, %lld counter samples, %lld flows, %lld stack samples\n",
+                static_cast<long long>(t.all()), static_cast<long long>(t.intervals),
+                static_cast<long long>(t.instants), static_cast<long long>(t.counters),
+                static_cast<long long>(t.flows), static_cast<long long>(t.samples));
+    if (t.all() > 0)
+        std::printf("bytes/event  %.2f\n", static_cast<double>(storeBytes) / static_cast<double>(t.all()));
+    const model::LodGrid& g = store.grid();
+    std::printf("levels       %d summary levels, buckets %s .. %s (x%d)\n", g.levels,
+                model::formatDuration(g.bucketNs(1)).c_str(), model::formatDuration(g.bucketNs(g.levels)).c_str(),
+                1 << g.factorLog2);
+    std::printf("\n%-32s %12s %14s\n", "category", "intervals", "total time");
+    for (const auto& [category, c] : store.categories()) {
+        std::printf("%-32s %12lld %14s\n", categoryName(store, category).c_str(),
+                    static_cast<long long>(c.intervals), model::formatDuration(c.totalNs).c_str());
+    }
+}
+
+} // namespace
+
+int infoCommand(const Args& args)
+{
+    ArgParser p(args, {}, {"--json"});
+    if (p.positional().size() != 1)
+        throw UsageError{"info needs exactly one STORE"};
+    storage::StoreReader store(p.positional()[0]);
+    const auto bytes = std::filesystem::file_size(store.path());
+    if (p.flag("--json"))
+        printJson(store, bytes);
+    else
+        printTable(store, bytes);
+    return kExitOk;
+}
+
+} // namespace strata::app

@@ -1,0 +1,70 @@
+#include "app/arg_parser.h"
+#include "app/commands.h"
+#include "app/progress_bar.h"
+#include "storage/chrome_json_importer.h"
+#include "storage/format_detect.h"
+#include "storage/input_error.h"
+#include "storage/store_builder.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+namespace strata::app {
+
+int ingestCommand(const Args& args)
+{
+    ArgParser p(args, {"-o", "--output", "--format", "--threads"}, {});
+    const auto output = p.value("-o") ? p.value("-o") : p.value("--output");
+    if (p.positional().empty() || !output)
+        throw UsageError{"ingest needs INPUT... and -o STORE"};
+    const std::string formatText = p.valueOr("--format", "auto");
+    std::optional<storage::TraceFormat> forced;
+    if (formatText != "auto") {
+        forced = storage::parseFormatName(formatText);
+        if (!forced || *forced == storage::TraceFormat::Unknown)
+            throw UsageError{"unknown --format '" + formatText + "'"};
+    }
+    const int threads = static_cast<int>(p.integer("--threads", 2, 1, 256));
+
+    const auto started = std::chrono::steady_clock::now();
+    storage::StoreBuildOptions options;
+    options.threads = threads;
+    ProgressBar bar("tiling");
+    options.progress = bar.callback();
+    storage::StoreBuilder builder(*output, options);
+    std::uintmax_t inputBytes = 0;
+    std::string sources;
+    const auto& inputs = p.positional();
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const std::filesystem::path input = inputs[i];
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(input, ec))
+            throw storage::InputError(input.string() + ": no such file");
+        inputBytes += std::filesystem::file_size(input);
+        const storage::TraceFormat format = forced ? *forced : storage::detectFormat(input);
+        if (format != storage::TraceFormat::Chrome) {
+            if (format == storage::TraceFormat::Unknown)
+                throw storage::InputError::atByte(input.string(), 0,
+                                                  "expected a trace (Chrome/Kineto JSON, Paraver, nsys, ncu, "
+                                                  "counters CSV, folded stacks, perf script, OTF2): format not recognised");
+            throw storage::InputError(input.string() + ": format '" + std::string(storage::formatName(format))
+                                      + "' detected; it is not supported yet");
+        }
+        ProgressBar readBar("reading " + input.filename().string());
+        storage::ChromeImportOptions importOptions;
+        if (inputs.size() > 1)
+            importOptions.rank = static_cast<int>(i);
+        storage::importChromeJson(input, builder, importOptions, readBar.callback());
+        sources += (sources.empty() ? "" : ";") + input.string();
+    }
+    builder.setMeta("source", sources);
+    builder.finish();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::fprintf(stderr, "ingested %llu events from %zu file(s) (%.1f MB) into %s (%.1f MB) in %.2f s\n",
+                 static_cast<unsigned long long>(builder.eventCount()), inputs.size(), inputBytes / 1e6,
+                 output->c_str(), std::filesystem::file_size(*output) / 1e6, seconds);
+    return kExitOk;
+}
+
+} // namespace strata::app

@@ -1,0 +1,32 @@
+#pragma once
+// The store benchmark behind `strata bench`: builds synthetic stores of 1 M, 10 M and
+// (without --quick) 100 M events and measures build rate, bytes per event, viewport
+// query latency over a fixed pseudo-random sequence of zooms and pans (1920 px, 64
+// tracks), open-to-first-query time and peak memory. Each build and each query phase
+// runs in a child process, so peak RSS is that phase's own. Reports medians and ratios;
+// never asserts on time.
+
+#include <string>
+#include <vector>
+
+namespace strata::bench {
+
+struct Metric
+{
+    std::string name;
+    double value = 0;
+    std::string unit;
+    std::string caseName;  ///< empty for headline figures
+};
+
+struct BenchOptions
+{
+    bool quick = false;
+    std::vector<long long> eventCounts;  ///< default: 1M, 10M and 100M (not with quick)
+    int queries = 400;
+};
+
+/// Runs the benchmark; `report` is called with each metric as soon as it is known.
+std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(const Metric&) = nullptr);
+
+} // namespace strata::bench

@@ -1,0 +1,56 @@
+#pragma once
+// LevelSummarizer computes the summary levels of one track from its exact events: the
+// pure LOD maths of the store, with no I/O, shared by the builder and by tests.
+//
+// Intervals: level 1 aggregates the intervals shorter than bucketNs(1) (band 0); level
+// k+1 merges F cells of level k and adds the band-k intervals, which are shorter than
+// bucketNs(k+1). Each step is exact (coverage adds up), so every level equals what a
+// direct computation from the raw events gives. Cost: O(n + cells) per track.
+//
+// Counters: each level is computed from "pieces" (samples at level 1, the cells of the
+// level below above it), filling the gaps between pieces with the value in effect, so
+// mean/min/max are exact for the step function the samples describe.
+//
+// Instants: counts and the first instant per bucket, merged upward.
+
+#include "model/lod_grid.h"
+#include "storage/tiles.h"
+
+#include <span>
+#include <vector>
+
+namespace strata::storage {
+
+/// An interval cell with all its names (the store keeps the top few; see truncated()).
+struct FullIntervalCell
+{
+    IntervalCell cell;  ///< firstEntry/entryCount unused here
+    std::vector<Coverage> entries;  ///< sorted by decreasing coverage, then name, role
+    bool touched = false;  ///< some interval touched it (longest* are valid)
+};
+
+struct CounterPiece
+{
+    CounterCell cell;
+    model::TimeNs startNs = 0;  ///< the part of the bucket the cell describes
+    model::TimeNs endNs = 0;
+    double integral = 0;  ///< value x ns over [startNs, endNs)
+};
+
+/// Levels 1..grid.levels of intervals sorted by (start, seq). Element k-1 is level k.
+std::vector<std::vector<FullIntervalCell>> summarizeIntervals(
+    const model::LodGrid& grid, std::span<const model::Interval> sortedIntervals);
+
+/// Levels 1..grid.levels of counter samples sorted by time.
+std::vector<std::vector<CounterPiece>> summarizeCounters(
+    const model::LodGrid& grid, std::span<const model::CounterSample> sortedSamples);
+
+/// Levels 1..grid.levels of instants sorted by time.
+std::vector<std::vector<InstantCell>> summarizeInstants(
+    const model::LodGrid& grid, std::span<const model::Instant> sortedInstants);
+
+/// The stored form of cells: the top kTopNamesPerCell names, the rest merged per role
+/// into kOtherNames entries; entries appended to `entries`.
+IntervalSummaryTile truncatedTile(std::span<const FullIntervalCell> cells);
+
+} // namespace strata::storage

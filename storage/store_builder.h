@@ -1,0 +1,86 @@
+#pragma once
+// StoreBuilder turns a stream of events (in any order) into a tile store file.
+//
+//   add*() ──> per-track buffers ──finish()──> per-track workers ──> one SQLite writer
+//                                              sort, depth, bands,     (track order, so
+//                                              exact tiles, levels,    the same input
+//                                              zstd                    gives the same bytes)
+//
+// finish() writes into a temporary file next to the target, fsyncs it and renames it
+// over the target, so a reader sees the old store or the new one, never half of one. If
+// anything fails (bad input found late, I/O error, cancel, the debug abort hook) the
+// temporary file is removed and an existing store at the target is untouched.
+//
+// Memory: the buffers hold every event until finish() (about 40 bytes an interval plus
+// its args). Workers process at most 2 x threads tracks ahead of the writer.
+
+#include "model/lod_grid.h"
+#include "storage/progress.h"
+#include "storage/trace_sink.h"
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace strata::storage {
+
+struct StoreBuildOptions
+{
+    int threads = 2;
+    int zstdLevel = 3;
+    /// Debug hook for fault-injection tests: throw after writing this many tiles.
+    std::int64_t abortAfterTiles = -1;
+    /// Called with tracks written / tracks in all.
+    ProgressFn progress;
+};
+
+class StoreBuilder : public TraceSink
+{
+public:
+    explicit StoreBuilder(std::filesystem::path target, StoreBuildOptions options = {});
+    ~StoreBuilder() override;
+    StoreBuilder(const StoreBuilder&) = delete;
+    StoreBuilder& operator=(const StoreBuilder&) = delete;
+
+    model::StringTable& strings() override { return m_strings; }
+    model::TrackId addTrack(model::TrackId parent, model::ResourceKind kind, std::string name,
+                            std::int64_t sortKey = 0, std::string unit = {}) override;
+    void setMeta(std::string key, std::string value) override;
+    void addInterval(model::TrackId track, const model::Interval& interval,
+                     std::string_view args = {}) override;
+    void addInstant(model::TrackId track, const model::Instant& instant,
+                    std::string_view args = {}) override;
+    void addCounterSample(model::TrackId track, const model::CounterSample& sample) override;
+    void addFlow(model::TrackId fromTrack, const model::Flow& flow) override;
+    model::StackId internStack(model::StackId parent, model::StringId frame) override;
+    void addStackSample(model::TrackId track, const model::StackSample& sample) override;
+
+    const model::ResourceTree& resources() const { return m_resources; }
+    std::uint64_t eventCount() const { return m_events; }
+
+    /// Builds the store. Throws on failure, leaving no temporary file behind.
+    void finish();
+
+    struct TrackBuffer;
+
+private:
+    TrackBuffer& buffer(model::TrackId track);
+    void noteTime(model::TimeNs startNs, model::TimeNs endNs);
+
+    std::filesystem::path m_target;
+    std::filesystem::path m_temp;
+    StoreBuildOptions m_options;
+    model::StringTable m_strings;
+    model::ResourceTree m_resources;
+    std::map<std::string, std::string> m_meta;
+    std::vector<std::unique_ptr<TrackBuffer>> m_tracks;
+    std::vector<std::pair<model::StackId, model::StringId>> m_stacks;
+    std::map<std::pair<model::StackId, model::StringId>, model::StackId> m_stackIds;
+    std::uint64_t m_events = 0;
+    model::TimeNs m_minNs = 0;
+    model::TimeNs m_maxNs = 0;
+    bool m_finished = false;
+};
+
+} // namespace strata::storage

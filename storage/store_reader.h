@@ -1,0 +1,145 @@
+#pragma once
+// StoreReader opens a tile store and answers viewport queries.
+//
+// query(tracks, t0, t1, pixelWidth) picks per track and per kind the coarsest summary
+// level whose bucket is no wider than one pixel (LodGrid::levelFor), or exact events
+// (level 0) when the window holds at most about one event per pixel or the track stores
+// no summary that fine. At level k it returns the cells of level k plus, exactly, the
+// intervals at least one bucket long (duration bands >= k, lod_grid.h), so the cost of a
+// query is bounded by pixels x tracks, not by the size of the trace:
+//   - a track's tile index is loaded once (one covering index scan) and binary-searched;
+//   - decoded tiles are kept in an LRU TileCache with a byte budget.
+//
+// Opening a file that is not a store, a store of a newer format, or a truncated one
+// throws StoreError; a corrupted tile found later throws StoreError from query(). All
+// public methods are thread-safe (one mutex: SQLite and the cache are not shared).
+
+#include "model/lod_grid.h"
+#include "model/resource_tree.h"
+#include "model/string_table.h"
+#include "storage/sqlite_db.h"
+#include "storage/tile_cache.h"
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::storage {
+
+struct ViewportQuery
+{
+    std::vector<model::TrackId> tracks;
+    model::TimeNs startNs = 0;
+    model::TimeNs endNs = 0;
+    int pixelWidth = 1920;
+};
+
+/// What one track shows in a window.
+struct TrackSlice
+{
+    model::TrackId track = model::kNoTrack;
+    int intervalLevel = 0;  ///< 0: `intervals` is every interval overlapping the window
+    int instantLevel = 0;
+    int counterLevel = 0;
+    /// Exact intervals overlapping the window, by (start, seq): all of them at level 0,
+    /// at level k those at least bucketNs(k) long (the shorter ones are in `cells`).
+    std::vector<model::Interval> intervals;
+    std::vector<IntervalCell> cells;  ///< by (bucket, depth); firstEntry indexes `entries`
+    std::vector<Coverage> entries;
+    std::vector<model::Instant> instants;  ///< level 0
+    std::vector<InstantCell> instantCells;  ///< level k
+    /// Level 0: samples in the window, preceded by the last one before it (its value
+    /// holds at the window start). Level k: cells, preceded likewise by the last cell
+    /// before the window.
+    std::vector<model::CounterSample> samples;
+    std::vector<CounterCell> counterCells;
+    std::vector<model::Flow> flows;  ///< leaving this track in the window (level 0 only)
+    std::vector<model::StackSample> stackSamples;  ///< in the window
+};
+
+struct TrackSummary
+{
+    std::int64_t intervals = 0, instants = 0, counters = 0, flows = 0, samples = 0;
+    model::TimeNs firstNs = 0, lastNs = 0;
+    int maxDepth = 0;
+    int intervalLevel = 1, instantLevel = 1, counterLevel = 1;
+};
+
+struct CategoryTotals
+{
+    std::int64_t intervals = 0;
+    model::TimeNs totalNs = 0;
+};
+
+class StoreReader
+{
+public:
+    struct Options
+    {
+        std::size_t cacheBytes = 256u << 20;
+    };
+
+    explicit StoreReader(const std::filesystem::path& path);
+    StoreReader(const std::filesystem::path& path, Options options);
+    ~StoreReader();
+
+    const std::filesystem::path& path() const { return m_path; }
+    const model::StringTable& strings() const { return m_strings; }
+    const model::ResourceTree& resources() const { return m_resources; }
+    const model::LodGrid& grid() const { return m_grid; }
+    model::TimeRange span() const { return m_span; }
+    std::optional<std::string> meta(const std::string& key) const;
+    const std::map<std::string, std::string>& allMeta() const { return m_meta; }
+    const TrackSummary& summary(model::TrackId track) const { return m_summaries.at(track); }
+    const std::map<model::StringId, CategoryTotals>& categories() const { return m_categories; }
+
+    /// The viewport query (see the class comment).
+    std::vector<TrackSlice> query(const ViewportQuery& q);
+    /// Every interval of `track` overlapping [startNs, endNs), exact, by (start, seq).
+    std::vector<model::Interval> intervals(model::TrackId track, model::TimeNs startNs,
+                                           model::TimeNs endNs);
+    /// The args (JSON object text) of an interval returned by a query, or "".
+    std::string intervalArgs(model::TrackId track, const model::Interval& interval);
+
+    std::size_t cacheBytes() const;
+    std::size_t cacheBudget() const;
+
+    struct TileRef
+    {
+        std::int64_t id;
+        std::int64_t idx;
+        model::TimeNs t0, t1;
+        std::int64_t n;
+    };
+    struct TrackIndex;
+
+private:
+    const TrackIndex& index(model::TrackId track);
+    std::shared_ptr<const DecodedTile> tile(const TileRef& ref, int kind);
+    void loadMetadata();
+    void readExactIntervals(model::TrackId track, int fromBand, model::TimeRange window,
+                            std::vector<model::Interval>& out);
+    void fillSlice(TrackSlice& slice, model::TimeRange window, double nsPerPx, int pixelWidth);
+
+    std::filesystem::path m_path;
+    std::unique_ptr<SqliteDb> m_db;
+    mutable std::mutex m_mutex;
+    TileCache m_cache;
+    model::StringTable m_strings;
+    model::ResourceTree m_resources;
+    model::LodGrid m_grid;
+    model::TimeRange m_span;
+    std::map<std::string, std::string> m_meta;
+    std::vector<TrackSummary> m_summaries;
+    std::vector<std::vector<model::TimeNs>> m_bandMaxNs;  ///< [track][band], -1 when empty
+    std::map<model::StringId, CategoryTotals> m_categories;
+    std::vector<std::unique_ptr<TrackIndex>> m_indexes;
+    std::optional<SqliteStatement> m_indexStmt;
+    std::optional<SqliteStatement> m_payloadStmt;
+};
+
+} // namespace strata::storage

@@ -1,0 +1,50 @@
+#pragma once
+// The SQLite schema of a Strata store and its format version.
+//
+//   meta(key, value)                 format, format_version, lod_*, span, origin, source
+//   strings(id, text)                interned names, categories
+//   tracks(id, parent, kind, name, sort_key, unit)
+//   track_stats(track, intervals, instants, counters, flows, samples, first_ns, last_ns,
+//               max_depth, interval_level, instant_level, counter_level)
+//                                    *_level: the finest summary level stored (levels
+//                                    below it were not worth storing: read exact events)
+//   bands(track, band, count, max_duration_ns)   interval duration bands (lod_grid.h)
+//   categories(category, intervals, total_ns)    interval counts and time per category
+//   stacks(id, parent, frame)        interned call stacks, 0 = root
+//   tiles(id, track, kind, level, idx, t0, t1, n, payload)
+//       exact tiles:   level = band, idx = sequence, t0 = first start, t1 = max end
+//       summary tiles: level >= 1,   idx = bucket / kBucketsPerTile, [t0, t1) its span
+//   index tiles_by_track(track, kind, level, idx, t0, t1, n): the reader loads a track's
+//       tile index with one covering range scan, then fetches payloads by id.
+//
+// Nothing here assumes one writer for the whole run: a shard holds a subset of tracks
+// with the same schema, and ids are local to the file.
+
+namespace strata::storage {
+
+inline constexpr int kStoreFormatVersion = 1;
+inline constexpr const char* kStoreFormatName = "strata";
+
+inline constexpr const char* kStoreSchemaSql = R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE strings(id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+CREATE TABLE tracks(id INTEGER PRIMARY KEY, parent INTEGER, kind TEXT NOT NULL,
+                    name TEXT NOT NULL, sort_key INTEGER NOT NULL, unit TEXT NOT NULL);
+CREATE TABLE track_stats(track INTEGER PRIMARY KEY, intervals INTEGER, instants INTEGER,
+                         counters INTEGER, flows INTEGER, samples INTEGER,
+                         first_ns INTEGER, last_ns INTEGER, max_depth INTEGER,
+                         interval_level INTEGER, instant_level INTEGER, counter_level INTEGER);
+CREATE TABLE bands(track INTEGER, band INTEGER, count INTEGER, max_duration_ns INTEGER,
+                   PRIMARY KEY(track, band)) WITHOUT ROWID;
+CREATE TABLE categories(category INTEGER PRIMARY KEY, intervals INTEGER, total_ns INTEGER);
+CREATE TABLE stacks(id INTEGER PRIMARY KEY, parent INTEGER NOT NULL, frame INTEGER NOT NULL);
+CREATE TABLE tiles(id INTEGER PRIMARY KEY, track INTEGER NOT NULL, kind INTEGER NOT NULL,
+                   level INTEGER NOT NULL, idx INTEGER NOT NULL, t0 INTEGER NOT NULL,
+                   t1 INTEGER NOT NULL, n INTEGER NOT NULL, payload BLOB NOT NULL);
+)sql";
+
+// Created after the bulk insert: building an index once is faster than maintaining it.
+inline constexpr const char* kStoreIndexSql
+    = "CREATE UNIQUE INDEX tiles_by_track ON tiles(track, kind, level, idx, t0, t1, n);";
+
+} // namespace strata::storage

@@ -1,0 +1,488 @@
+#include "storage/tile_codec.h"
+
+#include <zstd.h>
+
+#include <memory>
+
+namespace strata::storage {
+
+namespace {
+
+// Decoded tiles are capped so that a corrupted size field cannot ask for gigabytes.
+constexpr std::uint64_t kMaxRawTileBytes = 512u << 20;
+constexpr std::uint64_t kMaxRows = 1u << 26;
+
+struct CctxDeleter
+{
+    void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+};
+struct DctxDeleter
+{
+    void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
+};
+
+std::string wrap(TileKind kind, const std::string& raw, int level)
+{
+    // One compression context per thread: creating one per tile costs more than
+    // compressing a small tile.
+    thread_local std::unique_ptr<ZSTD_CCtx, CctxDeleter> cctx(ZSTD_createCCtx());
+    ZSTD_CCtx_reset(cctx.get(), ZSTD_reset_session_and_parameters);
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level);
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
+
+    ByteWriter header;
+    header.u8('S');
+    header.u8('T');
+    header.u8(static_cast<std::uint8_t>(kind));
+    header.u8(kTileCodecVersion);
+    header.varint(raw.size());
+    std::string out = std::move(header.bytes());
+    const std::size_t headerSize = out.size();
+    out.resize(headerSize + ZSTD_compressBound(raw.size()));
+    const std::size_t n = ZSTD_compress2(cctx.get(), out.data() + headerSize,
+                                         out.size() - headerSize, raw.data(), raw.size());
+    if (ZSTD_isError(n))
+        throw std::runtime_error(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
+    out.resize(headerSize + n);
+    return out;
+}
+
+std::string unwrap(TileKind expected, std::string_view payload)
+{
+    ByteReader header(payload);
+    if (payload.size() < 5 || header.u8() != 'S' || header.u8() != 'T')
+        throw CorruptTile("tile has no 'ST' magic");
+    const auto kind = static_cast<TileKind>(header.u8());
+    if (kind != expected)
+        throw CorruptTile("tile is of kind " + std::to_string(static_cast<int>(kind))
+                          + ", expected " + std::to_string(static_cast<int>(expected)));
+    if (header.u8() != kTileCodecVersion)
+        throw CorruptTile("tile codec version is not " + std::to_string(kTileCodecVersion));
+    const std::uint64_t rawSize = header.varint();
+    if (rawSize > kMaxRawTileBytes)
+        throw CorruptTile("tile claims an impossible size");
+    // Everything after the header is the zstd frame.
+    std::size_t headerSize = 4;
+    for (std::uint64_t v = rawSize; v >= 0x80; v >>= 7)
+        ++headerSize;
+    ++headerSize;
+    const std::string_view frame = payload.substr(headerSize);
+    const unsigned long long contentSize = ZSTD_getFrameContentSize(frame.data(), frame.size());
+    if (contentSize != rawSize)
+        throw CorruptTile("tile frame size does not match its header");
+
+    thread_local std::unique_ptr<ZSTD_DCtx, DctxDeleter> dctx(ZSTD_createDCtx());
+    std::string raw(rawSize, '\0');
+    const std::size_t n = ZSTD_decompressDCtx(dctx.get(), raw.data(), raw.size(), frame.data(),
+                                              frame.size());
+    if (ZSTD_isError(n) || n != rawSize)
+        throw CorruptTile(std::string("tile does not decompress: ")
+                          + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short frame"));
+    return raw;
+}
+
+std::uint64_t rowCount(ByteReader& in)
+{
+    const std::uint64_t n = in.varint();
+    if (n > kMaxRows)
+        throw CorruptTile("tile claims too many rows");
+    return n;
+}
+
+void expectEnd(const ByteReader& in)
+{
+    if (!in.atEnd())
+        throw CorruptTile("tile has bytes after its last column");
+}
+
+model::Role decodeRole(ByteReader& in)
+{
+    const std::uint8_t r = in.u8();
+    if (r >= model::kRoleCount)
+        throw CorruptTile("tile holds an unknown role");
+    return static_cast<model::Role>(r);
+}
+
+model::Depth decodeDepth(ByteReader& in)
+{
+    const std::uint64_t d = in.varint();
+    if (d >= model::kAutoDepth)
+        throw CorruptTile("tile holds an impossible depth");
+    return static_cast<model::Depth>(d);
+}
+
+std::uint32_t decodeId(ByteReader& in)
+{
+    const std::uint64_t v = in.varint();
+    if (v > 0xFFFFFFFFu)
+        throw CorruptTile("tile holds an id beyond 32 bits");
+    return static_cast<std::uint32_t>(v);
+}
+
+// Column helpers: a time column delta-coded against the previous row.
+template<typename Rows, typename Get>
+void writeTimes(ByteWriter& out, const Rows& rows, Get get)
+{
+    model::TimeNs previous = 0;
+    for (const auto& row : rows) {
+        const model::TimeNs t = get(row);
+        out.svarint(t - previous);
+        previous = t;
+    }
+}
+
+template<typename Rows, typename Set>
+void readTimes(ByteReader& in, Rows& rows, Set set)
+{
+    model::TimeNs previous = 0;
+    for (auto& row : rows) {
+        previous = in.delta(previous);
+        set(row, previous);
+    }
+}
+
+void writeArgs(ByteWriter& out, const std::vector<std::string>& args, std::size_t rows)
+{
+    for (std::size_t i = 0; i < rows; ++i)
+        out.varint(i < args.size() ? args[i].size() : 0);
+    for (std::size_t i = 0; i < rows && i < args.size(); ++i)
+        out.bytes().append(args[i]);
+}
+
+std::vector<std::string> readArgs(ByteReader& in, std::size_t rows)
+{
+    std::vector<std::uint64_t> sizes(rows);
+    bool any = false;
+    for (auto& s : sizes) {
+        s = in.varint();
+        any = any || s != 0;
+    }
+    std::vector<std::string> args(rows);
+    if (!any)
+        return args;
+    for (std::size_t i = 0; i < rows; ++i) {
+        args[i] = in.raw(sizes[i]);
+    }
+    return args;
+}
+
+} // namespace
+
+TileKind payloadKind(std::string_view payload)
+{
+    if (payload.size() < 5 || payload[0] != 'S' || payload[1] != 'T')
+        throw CorruptTile("tile has no 'ST' magic");
+    return static_cast<TileKind>(payload[2]);
+}
+
+// Intervals: n | start Δ | duration | name | category | depth | role u8 | seq Δ | args.
+std::string encodeTile(const IntervalTile& tile, int zstdLevel)
+{
+    ByteWriter out;
+    const auto& ev = tile.events;
+    out.varint(ev.size());
+    writeTimes(out, ev, [](const model::Interval& e) { return e.startNs; });
+    for (const auto& e : ev)
+        out.varint(static_cast<std::uint64_t>(e.endNs - e.startNs));
+    for (const auto& e : ev)
+        out.varint(e.name);
+    for (const auto& e : ev)
+        out.varint(e.category);
+    for (const auto& e : ev)
+        out.varint(e.depth);
+    for (const auto& e : ev)
+        out.u8(static_cast<std::uint8_t>(e.role));
+    writeTimes(out, ev, [](const model::Interval& e) { return model::TimeNs(e.seq); });
+    writeArgs(out, tile.args, ev.size());
+    return wrap(TileKind::Intervals, out.bytes(), zstdLevel);
+}
+
+IntervalTile decodeIntervalTile(std::string_view payload)
+{
+    const std::string raw = unwrap(TileKind::Intervals, payload);
+    ByteReader in(raw);
+    IntervalTile tile;
+    auto& ev = tile.events;
+    ev.resize(rowCount(in));
+    readTimes(in, ev, [](model::Interval& e, model::TimeNs t) { e.startNs = t; });
+    for (auto& e : ev) {
+        const std::uint64_t d = in.varint();
+        if (d > static_cast<std::uint64_t>(INT64_MAX - e.startNs))
+            throw CorruptTile("tile holds an interval ending after the end of time");
+        e.endNs = e.startNs + static_cast<model::TimeNs>(d);
+    }
+    for (auto& e : ev)
+        e.name = decodeId(in);
+    for (auto& e : ev)
+        e.category = decodeId(in);
+    for (auto& e : ev)
+        e.depth = decodeDepth(in);
+    for (auto& e : ev)
+        e.role = decodeRole(in);
+    readTimes(in, ev, [](model::Interval& e, model::TimeNs t) {
+        e.seq = static_cast<std::uint32_t>(t);
+    });
+    tile.args = readArgs(in, ev.size());
+    expectEnd(in);
+    return tile;
+}
+
+// Instants: n | time Δ | name | category | args.
+std::string encodeTile(const InstantTile& tile, int zstdLevel)
+{
+    ByteWriter out;
+    out.varint(tile.events.size());
+    writeTimes(out, tile.events, [](const model::Instant& e) { return e.timeNs; });
+    for (const auto& e : tile.events)
+        out.varint(e.name);
+    for (const auto& e : tile.events)
+        out.varint(e.category);
+    writeArgs(out, tile.args, tile.events.size());
+    return wrap(TileKind::Instants, out.bytes(), zstdLevel);
+}
+
+InstantTile decodeInstantTile(std::string_view payload)
+{
+    const std::string raw = unwrap(TileKind::Instants, payload);
+    ByteReader in(raw);
+    InstantTile tile;
+    tile.events.resize(rowCount(in));
+    readTimes(in, tile.events, [](model::Instant& e, model::TimeNs t) { e.timeNs = t; });
+    for (auto& e : tile.events)
+        e.name = decodeId(in);
+    for (auto& e : tile.events)
+        e.category = decodeId(in);
+    tile.args = readArgs(in, tile.events.size());
+    expectEnd(in);
+    return tile;
+}
+
+// Counters: n | time Δ | value (raw f64).
+std::string encodeTile(const CounterTile& tile, int zstdLevel)
+{
+    ByteWriter out;
+    out.varint(tile.samples.size());
+    writeTimes(out, tile.samples, [](const model::CounterSample& s) { return s.timeNs; });
+    for (const auto& s : tile.samples)
+        out.f64(s.value);
+    return wrap(TileKind::Counters, out.bytes(), zstdLevel);
+}
+
+CounterTile decodeCounterTile(std::string_view payload)
+{
+    const std::string raw = unwrap(TileKind::Counters, payload);
+    ByteReader in(raw);
+    CounterTile tile;
+    tile.samples.resize(rowCount(in));
+    readTimes(in, tile.samples, [](model::CounterSample& s, model::TimeNs t) { s.timeNs = t; });
+    for (auto& s : tile.samples)
+        s.value = in.f64();
+    expectEnd(in);
+    return tile;
+}
+
+// Flows: n | from Δ | toTrack | to - from | name | size | tag.
+std::string encodeTile(const FlowTile& tile, int zstdLevel)
+{
+    ByteWriter out;
+    out.varint(tile.flows.size());
+    writeTimes(out, tile.flows, [](const model::Flow& f) { return f.fromNs; });
+    for (const auto& f : tile.flows)
+        out.varint(f.toTrack);
+    for (const auto& f : tile.flows)
+        out.svarint(f.toNs - f.fromNs);
+    for (const auto& f : tile.flows)
+        out.varint(f.name);
+    for (const auto& f : tile.flows)
+        out.varint(f.sizeBytes);
+    for (const auto& f : tile.flows)
+        out.svarint(f.tag);
+    return wrap(TileKind::Flows, out.bytes(), zstdLevel);
+}
+
+FlowTile decodeFlowTile(std::string_view payload)
+{
+    const std::string raw = unwrap(TileKind::Flows, payload);
+    ByteReader in(raw);
+    FlowTile tile;
+    tile.flows.resize(rowCount(in));
+    readTimes(in, tile.flows, [](model::Flow& f, model::TimeNs t) { f.fromNs = t; });
+    for (auto& f : tile.flows)
+        f.toTrack = decodeId(in);
+    for (auto& f : tile.flows)
+        f.toNs = in.delta(f.fromNs);
+    for (auto& f : tile.flows)
+        f.name = decodeId(in);
+    for (auto& f : tile.flows)
+        f.sizeBytes = in.varint();
+    for (auto& f : tile.flows)
+        f.tag = in.svarint();
+    expectEnd(in);
+    return tile;
+}
+
+// Stack samples: n | time Δ | stack.
+std::string encodeTile(const SampleTile& tile, int zstdLevel)
+{
+    ByteWriter out;
+    out.varint(tile.samples.size());
+    writeTimes(out, tile.samples, [](const model::StackSample& s) { return s.timeNs; });
+    for (const auto& s : tile.samples)
+        out.varint(s.stack);
+    return wrap(TileKind::Samples, out.bytes(), zstdLevel);
+}
+
+SampleTile decodeSampleTile(std::string_view payload)
+{
+    const std::string raw = unwrap(TileKind::Samples, payload);
+    ByteReader in(raw);
+    SampleTile tile;
+    tile.samples.resize(rowCount(in));
+    readTimes(in, tile.samples, [](model::StackSample& s, model::TimeNs t) { s.timeNs = t; });
+    for (auto& s : tile.samples)
+        s.stack = decodeId(in);
+    expectEnd(in);
+    return tile;
+}
+
+// Interval summary: cells n | bucket Δ | depth | count | longest start - bucket start...
+// stored as offset from the previous row's longest start | longest duration | longest
+// name | entry count; then entries m | name | role u8 | coverage.
+std::string encodeTile(const IntervalSummaryTile& tile, int zstdLevel)
+{
+    ByteWriter out;
+    const auto& cells = tile.cells;
+    out.varint(cells.size());
+    writeTimes(out, cells, [](const IntervalCell& c) { return c.bucket; });
+    for (const auto& c : cells)
+        out.varint(c.depth);
+    for (const auto& c : cells)
+        out.varint(c.count);
+    writeTimes(out, cells, [](const IntervalCell& c) { return c.longestStartNs; });
+    for (const auto& c : cells)
+        out.varint(static_cast<std::uint64_t>(c.longestDurationNs));
+    for (const auto& c : cells)
+        out.varint(c.longestName);
+    for (const auto& c : cells)
+        out.varint(c.entryCount);
+    out.varint(tile.entries.size());
+    for (const auto& e : tile.entries)
+        out.varint(e.name);
+    for (const auto& e : tile.entries)
+        out.u8(static_cast<std::uint8_t>(e.role));
+    for (const auto& e : tile.entries)
+        out.varint(static_cast<std::uint64_t>(e.coverageNs));
+    return wrap(TileKind::IntervalSummary, out.bytes(), zstdLevel);
+}
+
+IntervalSummaryTile decodeIntervalSummaryTile(std::string_view payload)
+{
+    const std::string raw = unwrap(TileKind::IntervalSummary, payload);
+    ByteReader in(raw);
+    IntervalSummaryTile tile;
+    auto& cells = tile.cells;
+    cells.resize(rowCount(in));
+    readTimes(in, cells, [](IntervalCell& c, model::TimeNs t) { c.bucket = t; });
+    for (auto& c : cells)
+        c.depth = decodeDepth(in);
+    for (auto& c : cells)
+        c.count = decodeId(in);
+    readTimes(in, cells, [](IntervalCell& c, model::TimeNs t) { c.longestStartNs = t; });
+    for (auto& c : cells)
+        c.longestDurationNs = static_cast<model::TimeNs>(in.varint());
+    for (auto& c : cells)
+        c.longestName = decodeId(in);
+    std::uint64_t nextEntry = 0;
+    for (auto& c : cells) {
+        c.firstEntry = static_cast<std::uint32_t>(nextEntry);
+        c.entryCount = decodeId(in);
+        nextEntry += c.entryCount;
+    }
+    tile.entries.resize(rowCount(in));
+    if (nextEntry != tile.entries.size())
+        throw CorruptTile("summary tile cells and entries disagree");
+    for (auto& e : tile.entries)
+        e.name = decodeId(in);
+    for (auto& e : tile.entries)
+        e.role = decodeRole(in);
+    for (auto& e : tile.entries)
+        e.coverageNs = static_cast<model::TimeNs>(in.varint());
+    expectEnd(in);
+    return tile;
+}
+
+// Instant summary: n | bucket Δ | count | first time Δ | first name.
+std::string encodeTile(const InstantSummaryTile& tile, int zstdLevel)
+{
+    ByteWriter out;
+    out.varint(tile.cells.size());
+    writeTimes(out, tile.cells, [](const InstantCell& c) { return c.bucket; });
+    for (const auto& c : tile.cells)
+        out.varint(c.count);
+    writeTimes(out, tile.cells, [](const InstantCell& c) { return c.firstNs; });
+    for (const auto& c : tile.cells)
+        out.varint(c.firstName);
+    return wrap(TileKind::InstantSummary, out.bytes(), zstdLevel);
+}
+
+InstantSummaryTile decodeInstantSummaryTile(std::string_view payload)
+{
+    const std::string raw = unwrap(TileKind::InstantSummary, payload);
+    ByteReader in(raw);
+    InstantSummaryTile tile;
+    tile.cells.resize(rowCount(in));
+    readTimes(in, tile.cells, [](InstantCell& c, model::TimeNs t) { c.bucket = t; });
+    for (auto& c : tile.cells)
+        c.count = decodeId(in);
+    readTimes(in, tile.cells, [](InstantCell& c, model::TimeNs t) { c.firstNs = t; });
+    for (auto& c : tile.cells)
+        c.firstName = decodeId(in);
+    expectEnd(in);
+    return tile;
+}
+
+// Counter summary: n | bucket Δ | count | min | max | mean | last | weight.
+std::string encodeTile(const CounterSummaryTile& tile, int zstdLevel)
+{
+    ByteWriter out;
+    out.varint(tile.cells.size());
+    writeTimes(out, tile.cells, [](const CounterCell& c) { return c.bucket; });
+    for (const auto& c : tile.cells)
+        out.varint(c.count);
+    for (const auto& c : tile.cells)
+        out.f64(c.min);
+    for (const auto& c : tile.cells)
+        out.f64(c.max);
+    for (const auto& c : tile.cells)
+        out.f64(c.mean);
+    for (const auto& c : tile.cells)
+        out.f64(c.last);
+    for (const auto& c : tile.cells)
+        out.varint(static_cast<std::uint64_t>(c.weightNs));
+    return wrap(TileKind::CounterSummary, out.bytes(), zstdLevel);
+}
+
+CounterSummaryTile decodeCounterSummaryTile(std::string_view payload)
+{
+    const std::string raw = unwrap(TileKind::CounterSummary, payload);
+    ByteReader in(raw);
+    CounterSummaryTile tile;
+    tile.cells.resize(rowCount(in));
+    readTimes(in, tile.cells, [](CounterCell& c, model::TimeNs t) { c.bucket = t; });
+    for (auto& c : tile.cells)
+        c.count = decodeId(in);
+    for (auto& c : tile.cells)
+        c.min = in.f64();
+    for (auto& c : tile.cells)
+        c.max = in.f64();
+    for (auto& c : tile.cells)
+        c.mean = in.f64();
+    for (auto& c : tile.cells)
+        c.last = in.f64();
+    for (auto& c : tile.cells)
+        c.weightNs = static_cast<model::TimeNs>(in.varint());
+    expectEnd(in);
+    return tile;
+}
+
+} // namespace strata::storage

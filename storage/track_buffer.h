@@ -1,0 +1,101 @@
+#pragma once
+// What the store builder keeps of one track until finish(), and what a worker turns it
+// into (TrackTiles). Args live in one arena per kind; argEnds[i] is where event i's args
+// end (filled lazily: a track whose events have no args keeps argEnds empty).
+
+#include "model/lod_grid.h"
+#include "storage/store_builder.h"
+#include "storage/tiles.h"
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace strata::storage {
+
+struct ArgsArena
+{
+    std::string bytes;
+    std::vector<std::uint64_t> ends;
+
+    void append(std::size_t index, std::string_view args)
+    {
+        if (args.empty() && ends.empty())
+            return;
+        ends.resize(index, bytes.size());
+        bytes.append(args);
+        ends.push_back(bytes.size());
+    }
+    std::string_view at(std::size_t index) const
+    {
+        if (index >= ends.size())
+            return {};
+        const std::uint64_t begin = index == 0 ? 0 : ends[index - 1];
+        return std::string_view(bytes).substr(begin, ends[index] - begin);
+    }
+};
+
+struct StoreBuilder::TrackBuffer
+{
+    std::vector<model::Interval> intervals;  ///< seq = arrival index
+    ArgsArena intervalArgs;
+    std::vector<model::Instant> instants;
+    ArgsArena instantArgs;
+    std::vector<model::CounterSample> counters;
+    std::vector<model::Flow> flows;
+    std::vector<model::StackSample> samples;
+};
+
+struct TileRow
+{
+    TileKind kind = TileKind::Intervals;
+    int level = 0;
+    std::int64_t idx = 0;
+    model::TimeNs t0 = 0;
+    model::TimeNs t1 = 0;
+    std::int64_t n = 0;
+    std::string payload;
+};
+
+struct BandStats
+{
+    int band = 0;
+    std::int64_t count = 0;
+    model::TimeNs maxDurationNs = 0;
+};
+
+struct TrackStats
+{
+    std::int64_t intervals = 0;
+    std::int64_t instants = 0;
+    std::int64_t counters = 0;
+    std::int64_t flows = 0;
+    std::int64_t samples = 0;
+    model::TimeNs firstNs = 0;
+    model::TimeNs lastNs = 0;
+    int maxDepth = 0;
+    /// Finest summary level stored per kind; levels below it hold about one event per
+    /// cell and are not worth storing (the reader reads exact events there).
+    int intervalLevel = 1;
+    int instantLevel = 1;
+    int counterLevel = 1;
+    /// Category -> (intervals, total ns).
+    std::map<model::StringId, std::pair<std::int64_t, model::TimeNs>> categories;
+};
+
+struct TrackTiles
+{
+    std::vector<TileRow> tiles;
+    std::vector<BandStats> bands;
+    TrackStats stats;
+};
+
+/// Exact tiles hold at most this many events.
+inline constexpr std::size_t kEventsPerTile = 2048;
+
+/// Sorts, assigns automatic depths, and cuts one track into exact and summary tiles.
+/// Consumes the buffer (its memory is released).
+TrackTiles tileTrack(StoreBuilder::TrackBuffer& buffer, const model::LodGrid& grid, int zstdLevel);
+
+} // namespace strata::storage

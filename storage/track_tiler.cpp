@@ -1,0 +1,259 @@
+#include "storage/level_summarizer.h"
+#include "storage/tile_codec.h"
+#include "storage/track_buffer.h"
+
+#include <algorithm>
+
+namespace strata::storage {
+
+namespace {
+
+using model::TimeNs;
+
+template<typename T>
+void release(std::vector<T>& v)
+{
+    std::vector<T>().swap(v);
+}
+
+/// Depth from containment for intervals that asked for it: an interval is one deeper
+/// than the intervals still open when it starts. Overlapping siblings (two kernels on one
+/// stream under programmatic dependent launch) thus get extra depth, not clipped.
+void assignDepths(std::vector<model::Interval>& sorted)
+{
+    std::vector<TimeNs> openEnds;
+    for (model::Interval& e : sorted) {
+        while (!openEnds.empty() && openEnds.back() <= e.startNs)
+            openEnds.pop_back();
+        if (e.depth == model::kAutoDepth)
+            e.depth = static_cast<model::Depth>(std::min<std::size_t>(openEnds.size(), model::kAutoDepth - 1));
+        openEnds.push_back(e.endNs);
+    }
+}
+
+/// Cuts `rows` (already in time order) into tiles of kEventsPerTile.
+template<typename Row, typename Tile, typename Fill, typename Start, typename End>
+void cutExact(std::vector<TileRow>& out, TileKind kind, int level, const std::vector<Row>& rows,
+              int zstdLevel, Fill fill, Start start, End end)
+{
+    for (std::size_t first = 0, idx = 0; first < rows.size(); first += kEventsPerTile, ++idx) {
+        const std::size_t last = std::min(rows.size(), first + kEventsPerTile);
+        Tile tile;
+        TimeNs maxEnd = start(rows[first]);
+        for (std::size_t i = first; i < last; ++i) {
+            fill(tile, rows[i]);
+            maxEnd = std::max(maxEnd, end(rows[i]));
+        }
+        out.push_back({kind, level, static_cast<std::int64_t>(idx), start(rows[first]), maxEnd,
+                       static_cast<std::int64_t>(last - first), encodeTile(tile, zstdLevel)});
+    }
+}
+
+std::int64_t bucketOf(const FullIntervalCell& c) { return c.cell.bucket; }
+std::int64_t bucketOf(const CounterPiece& c) { return c.cell.bucket; }
+std::int64_t bucketOf(const InstantCell& c) { return c.bucket; }
+
+/// Groups summary cells (sorted by bucket) into tiles of kBucketsPerTile buckets.
+template<typename Cell, typename Encode>
+void cutSummary(std::vector<TileRow>& out, TileKind kind, int level, const model::LodGrid& grid,
+                const std::vector<Cell>& cells, Encode encode)
+{
+    std::size_t first = 0;
+    while (first < cells.size()) {
+        const std::int64_t idx = model::floorDiv(bucketOf(cells[first]), model::LodGrid::kBucketsPerTile);
+        std::size_t last = first;
+        while (last < cells.size()
+               && model::floorDiv(bucketOf(cells[last]), model::LodGrid::kBucketsPerTile) == idx)
+            ++last;
+        const TimeNs t0 = idx * grid.tileNs(level);
+        out.push_back({kind, level, idx, t0, t0 + grid.tileNs(level),
+                       static_cast<std::int64_t>(last - first),
+                       encode(std::span<const Cell>(cells.data() + first, last - first))});
+        first = last;
+    }
+}
+
+/// The finest level worth storing: the first whose cells are at most half the events
+/// they summarise.
+template<typename CellCount, typename EventCount>
+int finestUsefulLevel(int levels, CellCount cells, EventCount events)
+{
+    for (int level = 1; level <= levels; ++level) {
+        if (2 * cells(level) <= events(level))
+            return level;
+    }
+    return levels + 1;
+}
+
+void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, int zstdLevel,
+                   TrackTiles& out)
+{
+    auto& events = buf.intervals;
+    if (events.empty())
+        return;
+    std::sort(events.begin(), events.end(), [](const model::Interval& a, const model::Interval& b) {
+        return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
+    });
+    assignDepths(events);
+
+    std::vector<std::vector<model::Interval>> bands(grid.levels + 1);
+    for (const model::Interval& e : events) {
+        bands[grid.bandOf(e.durationNs())].push_back(e);
+        out.stats.maxDepth = std::max<int>(out.stats.maxDepth, e.depth);
+        auto& totals = out.stats.categories[e.category];
+        ++totals.first;
+        totals.second += e.durationNs();
+    }
+    for (int band = 0; band <= grid.levels; ++band) {
+        const auto& rows = bands[band];
+        if (rows.empty())
+            continue;
+        BandStats stats{band, static_cast<std::int64_t>(rows.size()), 0};
+        for (const model::Interval& e : rows)
+            stats.maxDurationNs = std::max(stats.maxDurationNs, e.durationNs());
+        out.bands.push_back(stats);
+        cutExact<model::Interval, IntervalTile>(
+            out.tiles, TileKind::Intervals, band, rows, zstdLevel,
+            [&buf](IntervalTile& t, const model::Interval& e) {
+                t.events.push_back(e);
+                t.args.emplace_back(buf.intervalArgs.at(e.seq));
+            },
+            [](const model::Interval& e) { return e.startNs; },
+            [](const model::Interval& e) { return e.endNs; });
+    }
+    release(buf.intervalArgs.ends);
+    std::string().swap(buf.intervalArgs.bytes);
+
+    const auto levels = summarizeIntervals(grid, events);
+    std::vector<std::int64_t> shortEvents(grid.levels + 2, 0);
+    for (int band = 0; band <= grid.levels; ++band) {
+        for (int level = band + 1; level <= grid.levels; ++level)
+            shortEvents[level] += static_cast<std::int64_t>(bands[band].size());
+    }
+    out.stats.intervalLevel = finestUsefulLevel(
+        grid.levels, [&](int l) { return static_cast<std::int64_t>(levels[l - 1].size()); },
+        [&](int l) { return shortEvents[l]; });
+    for (int level = out.stats.intervalLevel; level <= grid.levels; ++level) {
+        cutSummary(out.tiles, TileKind::IntervalSummary, level, grid, levels[level - 1],
+                   [zstdLevel](std::span<const FullIntervalCell> cells) {
+                       return encodeTile(truncatedTile(cells), zstdLevel);
+                   });
+    }
+    out.stats.intervals = static_cast<std::int64_t>(events.size());
+    release(events);
+}
+
+void tileInstants(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, int zstdLevel,
+                  TrackTiles& out)
+{
+    // Arrival index, to find args after the stable sort.
+    std::vector<std::pair<model::Instant, std::uint32_t>> rows;
+    rows.reserve(buf.instants.size());
+    for (std::size_t i = 0; i < buf.instants.size(); ++i)
+        rows.emplace_back(buf.instants[i], static_cast<std::uint32_t>(i));
+    release(buf.instants);
+    if (rows.empty())
+        return;
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& a, const auto& b) { return a.first.timeNs < b.first.timeNs; });
+    cutExact<std::pair<model::Instant, std::uint32_t>, InstantTile>(
+        out.tiles, TileKind::Instants, 0, rows, zstdLevel,
+        [&buf](InstantTile& t, const auto& r) {
+            t.events.push_back(r.first);
+            t.args.emplace_back(buf.instantArgs.at(r.second));
+        },
+        [](const auto& r) { return r.first.timeNs; }, [](const auto& r) { return r.first.timeNs; });
+    std::vector<model::Instant> sorted;
+    sorted.reserve(rows.size());
+    for (const auto& r : rows)
+        sorted.push_back(r.first);
+    const auto levels = summarizeInstants(grid, sorted);
+    out.stats.instantLevel = finestUsefulLevel(
+        grid.levels, [&](int l) { return static_cast<std::int64_t>(levels[l - 1].size()); },
+        [&](int) { return static_cast<std::int64_t>(sorted.size()); });
+    for (int level = out.stats.instantLevel; level <= grid.levels; ++level) {
+        cutSummary(out.tiles, TileKind::InstantSummary, level, grid, levels[level - 1],
+                   [zstdLevel](std::span<const InstantCell> cells) {
+                       return encodeTile(InstantSummaryTile{{cells.begin(), cells.end()}}, zstdLevel);
+                   });
+    }
+    out.stats.instants = static_cast<std::int64_t>(sorted.size());
+}
+
+void tileCounters(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, int zstdLevel,
+                  TrackTiles& out)
+{
+    auto& samples = buf.counters;
+    if (samples.empty())
+        return;
+    std::stable_sort(samples.begin(), samples.end(),
+                     [](const auto& a, const auto& b) { return a.timeNs < b.timeNs; });
+    cutExact<model::CounterSample, CounterTile>(
+        out.tiles, TileKind::Counters, 0, samples, zstdLevel,
+        [](CounterTile& t, const model::CounterSample& s) { t.samples.push_back(s); },
+        [](const auto& s) { return s.timeNs; }, [](const auto& s) { return s.timeNs; });
+    const auto levels = summarizeCounters(grid, samples);
+    out.stats.counterLevel = finestUsefulLevel(
+        grid.levels, [&](int l) { return static_cast<std::int64_t>(levels[l - 1].size()); },
+        [&](int) { return static_cast<std::int64_t>(samples.size()); });
+    for (int level = out.stats.counterLevel; level <= grid.levels; ++level) {
+        cutSummary(out.tiles, TileKind::CounterSummary, level, grid, levels[level - 1],
+                   [zstdLevel](std::span<const CounterPiece> pieces) {
+                       CounterSummaryTile tile;
+                       for (const CounterPiece& p : pieces)
+                           tile.cells.push_back(p.cell);
+                       return encodeTile(tile, zstdLevel);
+                   });
+    }
+    out.stats.counters = static_cast<std::int64_t>(samples.size());
+    release(samples);
+}
+
+} // namespace
+
+TrackTiles tileTrack(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, int zstdLevel)
+{
+    TrackTiles out;
+    // Span of the track over all kinds.
+    bool any = false;
+    auto note = [&](TimeNs s, TimeNs e) {
+        out.stats.firstNs = any ? std::min(out.stats.firstNs, s) : s;
+        out.stats.lastNs = any ? std::max(out.stats.lastNs, e) : e;
+        any = true;
+    };
+    for (const auto& e : buf.intervals)
+        note(e.startNs, e.endNs);
+    for (const auto& e : buf.instants)
+        note(e.timeNs, e.timeNs);
+    for (const auto& s : buf.counters)
+        note(s.timeNs, s.timeNs);
+    for (const auto& f : buf.flows)
+        note(f.fromNs, f.fromNs);
+    for (const auto& s : buf.samples)
+        note(s.timeNs, s.timeNs);
+
+    tileIntervals(buf, grid, zstdLevel, out);
+    tileInstants(buf, grid, zstdLevel, out);
+    tileCounters(buf, grid, zstdLevel, out);
+
+    std::stable_sort(buf.flows.begin(), buf.flows.end(),
+                     [](const auto& a, const auto& b) { return a.fromNs < b.fromNs; });
+    cutExact<model::Flow, FlowTile>(
+        out.tiles, TileKind::Flows, 0, buf.flows, zstdLevel,
+        [](FlowTile& t, const model::Flow& f) { t.flows.push_back(f); },
+        [](const auto& f) { return f.fromNs; }, [](const auto& f) { return std::max(f.fromNs, f.toNs); });
+    out.stats.flows = static_cast<std::int64_t>(buf.flows.size());
+    release(buf.flows);
+
+    std::stable_sort(buf.samples.begin(), buf.samples.end(),
+                     [](const auto& a, const auto& b) { return a.timeNs < b.timeNs; });
+    cutExact<model::StackSample, SampleTile>(
+        out.tiles, TileKind::Samples, 0, buf.samples, zstdLevel,
+        [](SampleTile& t, const model::StackSample& s) { t.samples.push_back(s); },
+        [](const auto& s) { return s.timeNs; }, [](const auto& s) { return s.timeNs; });
+    out.stats.samples = static_cast<std::int64_t>(buf.samples.size());
+    release(buf.samples);
+    return out;
+}
+
+} // namespace strata::storage
