@@ -60,9 +60,9 @@ void makeRandomTrace(const RandomTraceOptions& options, storage::MemoryTrace& tr
     trace.setMeta("origin_ns", "1700000000000000000");
 
     for (const model::TrackId track : threads) {
-        int budget = options.intervalsPerThread;
         constexpr int kSegments = 64;
         for (int seg = 0; seg < kSegments; ++seg) {
+            int budget = options.intervalsPerThread / kSegments;
             fill(rng, trace, track, options.spanNs * seg / kSegments, options.spanNs * (seg + 1) / kSegments, 0,
                  budget);
         }
