@@ -1,0 +1,110 @@
+// The command-line contract: exit codes, one-line errors naming the file, and the
+// figures `info --json` promises, on stores made by `synth` and by `ingest`.
+
+#include "tests/support/run_command.h"
+#include "tests/support/temp_dir.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+
+using namespace strata;
+
+namespace {
+
+std::string field(const std::string& json, const std::string& key)
+{
+    const auto at = json.find("\"" + key + "\":");
+    if (at == std::string::npos)
+        return {};
+    const auto start = at + key.size() + 3;
+    const auto end = json.find_first_of(",}", start);
+    return json.substr(start, end - start);
+}
+
+int lineCount(const std::string& s)
+{
+    return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
+}
+
+} // namespace
+
+TEST_CASE("bad usage exits with 2 and bad input with 1 and one line", "[cli]")
+{
+    test::TempDir dir;
+    CHECK(test::runStrata({"--version"}).exitCode == 0);
+    CHECK(test::runStrata({"info"}).exitCode == 2);
+    CHECK(test::runStrata({"ingest", "x.json"}).exitCode == 2);  // no -o
+    CHECK(test::runStrata({"synth", "-o", (dir / "a.strata").string(), "--events", "many"}).exitCode == 2);
+    CHECK(test::runStrata({"info", "--bogus", "x"}).exitCode == 2);
+
+    std::ofstream(dir / "broken.json") << "{\"traceEvents\": [{\"ph\":\"X\", \"ts\": 1, \"dur\": 2, @@@";
+    const auto bad = test::runStrata({"ingest", (dir / "broken.json").string(), "-o", (dir / "b.strata").string()});
+    CHECK(bad.exitCode == 1);
+    CHECK(lineCount(bad.err) == 1);
+    CHECK_THAT(bad.err, Catch::Contains("broken.json") && Catch::Contains("byte"));
+    CHECK_FALSE(std::filesystem::exists(dir / "b.strata"));
+
+    const auto notStore = test::runStrata({"info", (dir / "broken.json").string()});
+    CHECK(notStore.exitCode == 1);
+    CHECK(lineCount(notStore.err) == 1);
+    CHECK_THAT(notStore.err, Catch::Contains("broken.json") && Catch::Contains("not a Strata store"));
+}
+
+TEST_CASE("synth to a store and to JSON then ingest give the same figures", "[cli]")
+{
+    test::TempDir dir;
+    const auto store = (dir / "s.strata").string();
+    const auto json = (dir / "s.json.gz").string();
+    const auto ingested = (dir / "i.strata").string();
+    REQUIRE(test::runStrata({"synth", "-o", store, "--events", "20000", "--ranks", "2", "--seed", "3"}).exitCode == 0);
+    REQUIRE(test::runStrata({"synth", "-o", json, "--events", "20000", "--ranks", "2", "--seed", "3"}).exitCode == 0);
+    const auto ingest = test::runStrata({"ingest", json, "-o", ingested});
+    INFO(ingest.err);
+    REQUIRE(ingest.exitCode == 0);
+
+    const auto a = test::runStrata({"info", "--json", store});
+    const auto b = test::runStrata({"info", "--json", ingested});
+    REQUIRE(a.exitCode == 0);
+    REQUIRE(b.exitCode == 0);
+    for (const char* key : {"interval", "instant", "counter", "flow", "span_ns"})
+        CHECK(field(a.out, key) == field(b.out, key));
+    CHECK(std::stoll(field(a.out, "interval")) > 5000);
+    CHECK(std::stoll(field(a.out, "store_bytes")) > 0);
+    CHECK_THAT(a.out, Catch::Contains("\"intervals_by_category\":{") && Catch::Contains("\"kernel\""));
+    CHECK_THAT(a.out, Catch::Contains("\"levels\":{\"summary_levels\":"));
+    CHECK(std::stoll(field(a.out, "tracks")) > 10);
+}
+
+TEST_CASE("the same synth seed gives byte-identical outputs", "[cli]")
+{
+    test::TempDir dir;
+    for (const char* ext : {".strata", ".json.gz"}) {
+        const auto a = (dir / (std::string("a") + ext)).string();
+        const auto b = (dir / (std::string("b") + ext)).string();
+        REQUIRE(test::runStrata({"synth", "-o", a, "--events", "5000", "--seed", "9"}).exitCode == 0);
+        REQUIRE(test::runStrata({"synth", "-o", b, "--events", "5000", "--seed", "9"}).exitCode == 0);
+        std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
+        const std::string sa{std::istreambuf_iterator<char>(fa), {}}, sb{std::istreambuf_iterator<char>(fb), {}};
+        CHECK(sa.size() > 1000);
+        CHECK(sa == sb);
+    }
+}
+
+TEST_CASE("without a display, strata renders the demo to a PNG and prints its figures", "[cli]")
+{
+    test::TempDir dir;
+    const std::string script = "cd '" + dir.path().string() + "' && XDG_CACHE_HOME='" + dir.path().string()
+                               + "/cache' env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM '" STRATA_BINARY
+                                 "' > out.txt 2>&1";
+    REQUIRE(std::system(script.c_str()) == 0);
+    std::ifstream out(dir / "out.txt");
+    const std::string text{std::istreambuf_iterator<char>(out), {}};
+    CHECK_THAT(text, Catch::Contains("rendered") && Catch::Contains("events"));
+    bool png = false;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+        png = png || (entry.path().extension() == ".png" && std::filesystem::file_size(entry.path()) > 10000);
+    CHECK(png);
+}

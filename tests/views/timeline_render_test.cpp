@@ -1,0 +1,87 @@
+// The timeline renders what the store holds: a known interval's colour at its x, the
+// background where nothing lies, and shaded summary columns when zoomed out.
+
+#include "storage/store_builder.h"
+#include "storage/store_reader.h"
+#include "tests/support/temp_dir.h"
+#include "views/color_palette.h"
+#include "views/timeline_renderer.h"
+
+#include <catch2/catch.hpp>
+
+using namespace strata;
+
+namespace {
+
+/// One thread with a 10 ms "gemm" from 10 to 20 ms, and a dense burst of 200 000 tiny
+/// kernels of two names from 40 to 60 ms.
+std::filesystem::path makeStore(const test::TempDir& dir)
+{
+    const auto path = dir / "r.strata";
+    storage::StoreBuilder b(path);
+    const auto proc = b.addTrack(model::kNoTrack, model::ResourceKind::Process, "rank 0");
+    const auto thread = b.addTrack(proc, model::ResourceKind::Thread, "main");
+    const auto gemm = b.intern("gemm");
+    const auto a = b.intern("tiny_a");
+    const auto c = b.intern("tiny_b");
+    b.addInterval(thread, {10'000'000, 20'000'000, gemm, b.intern("kernel"), model::kAutoDepth});
+
+    for (int i = 0; i < 200000; ++i) {
+        const model::TimeNs t = 40'000'000 + i * 100;
+        b.addInterval(thread, {t, t + 80, i % 4 ? a : c, b.intern("kernel"), model::kAutoDepth});
+    }
+    b.addInterval(thread, {0, 100'000'000, b.intern("step"), {}, model::kAutoDepth});
+    b.finish();
+    return path;
+}
+
+} // namespace
+
+TEST_CASE("a rendered timeline shows the known events where the store says", "[gui][timeline]")
+{
+    test::TempDir dir;
+    storage::StoreReader store(makeStore(dir));
+    const QImage image = views::renderTimelineImage(store, {0, 100'000'000}, QSize(1200, 300));
+    REQUIRE(image.width() == 1200);
+    // Kept for a look after the run.
+    image.save(QString::fromStdString((std::filesystem::temp_directory_path() / "strata-timeline-test.png").string()));
+
+    views::TimelineRenderer renderer(store);
+    const auto& rows = renderer.layout().rows;
+    REQUIRE(rows.size() == 1);
+    const views::TimelineFrame frame;  // defaults: label and ruler sizes
+    const int plotLeft = frame.labelWidthPx;
+    const double pxPerNs = (1200.0 - plotLeft) / 100'000'000;
+    const int laneHeight = views::TimelineLayout::kLaneHeightPx;
+    // Depth 0 is "step" (auto depth put the long interval outside), depth 1 the kernels.
+    const int kernelsY = frame.rulerHeightPx + rows[0].topPx + laneHeight + laneHeight / 2;
+    const int gemmX = plotLeft + static_cast<int>(15'000'000 * pxPerNs);
+    CHECK(image.pixel(gemmX, kernelsY) == views::colorForName("gemm").rgb());
+    // Between gemm and the burst: nothing at depth 1, so the background.
+    const int gapX = plotLeft + static_cast<int>(30'000'000 * pxPerNs);
+    CHECK(QColor(image.pixel(gapX, kernelsY)) == QColor(Qt::white));
+    // The burst: folded into summary columns dominated by tiny_a, shaded by coverage.
+    const int burstX = plotLeft + static_cast<int>(50'000'000 * pxPerNs);
+    const QColor burst(image.pixel(burstX, kernelsY));
+    CHECK(burst != QColor(Qt::white));
+    const QColor tinyA = views::colorForName("tiny_a");
+    CHECK(std::abs(burst.hue() - tinyA.hue()) <= 3);
+}
+
+TEST_CASE("zooming in on the burst shows exact kernels with gaps between them", "[gui][timeline]")
+{
+    test::TempDir dir;
+    storage::StoreReader store(makeStore(dir));
+    // 2 us window: 20 kernels of 80 ns with 20 ns gaps, ~10 px per kernel.
+    const QImage image = views::renderTimelineImage(store, {50'000'000, 50'002'000}, QSize(400, 100));
+    views::TimelineFrame frame;
+    const int y = frame.rulerHeightPx + views::TimelineLayout::kLaneHeightPx * 3 / 2;
+    int colored = 0, background = 0;
+    for (int x = frame.labelWidthPx; x < 400; ++x) {
+        const QColor c(image.pixel(x, y));
+        colored += c != QColor(Qt::white);
+        background += c == QColor(Qt::white);
+    }
+    CHECK(colored > background);  // 80% busy
+    CHECK(background > 20);  // but the gaps are visible
+}
