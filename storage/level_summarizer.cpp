@@ -120,9 +120,10 @@ std::vector<std::vector<FullIntervalCell>> summarizeIntervals(
     return levels;
 }
 
-IntervalSummaryTile truncatedTile(std::span<const FullIntervalCell> cells)
+IntervalSummaryTile truncatedTile(std::span<const FullIntervalCell> cells, model::TimeNs bucketNs)
 {
     IntervalSummaryTile tile;
+    tile.bucketNs = bucketNs;
     tile.cells.reserve(cells.size());
     for (const FullIntervalCell& full : cells) {
         IntervalCell cell = full.cell;

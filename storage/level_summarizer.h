@@ -51,6 +51,6 @@ std::vector<std::vector<InstantCell>> summarizeInstants(
 
 /// The stored form of cells: the top kTopNamesPerCell names, the rest merged per role
 /// into kOtherNames entries; entries appended to `entries`.
-IntervalSummaryTile truncatedTile(std::span<const FullIntervalCell> cells);
+IntervalSummaryTile truncatedTile(std::span<const FullIntervalCell> cells, model::TimeNs bucketNs);
 
 } // namespace strata::storage

@@ -237,7 +237,7 @@ void StoreBuilder::finish()
         {
             SqliteDb db(m_temp, SqliteDb::Mode::Create);
             // No journal: the file is private until the rename, which is our atomicity.
-            db.exec("PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+            db.exec("PRAGMA page_size=4096; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
                     " PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=MEMORY;");
             db.exec(kStoreSchemaSql);
             db.exec("BEGIN");

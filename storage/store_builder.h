@@ -28,7 +28,7 @@ namespace strata::storage {
 struct StoreBuildOptions
 {
     int threads = 2;
-    int zstdLevel = 3;
+    int zstdLevel = 6;
     /// Debug hook for fault-injection tests: throw after writing this many tiles.
     std::int64_t abortAfterTiles = -1;
     /// Called with tracks written / tracks in all.

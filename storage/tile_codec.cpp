@@ -352,13 +352,16 @@ std::string encodeTile(const IntervalSummaryTile& tile, int zstdLevel)
 {
     ByteWriter out;
     const auto& cells = tile.cells;
+    out.varint(static_cast<std::uint64_t>(tile.bucketNs));
     out.varint(cells.size());
     writeTimes(out, cells, [](const IntervalCell& c) { return c.bucket; });
     for (const auto& c : cells)
         out.varint(c.depth);
     for (const auto& c : cells)
         out.varint(c.count);
-    writeTimes(out, cells, [](const IntervalCell& c) { return c.longestStartNs; });
+    // The longest event starts near its bucket: store the (small) difference.
+    for (const auto& c : cells)
+        out.svarint(c.longestStartNs - c.bucket * tile.bucketNs);
     for (const auto& c : cells)
         out.varint(static_cast<std::uint64_t>(c.longestDurationNs));
     for (const auto& c : cells)
@@ -381,13 +384,21 @@ IntervalSummaryTile decodeIntervalSummaryTile(std::string_view payload)
     ByteReader in(raw);
     IntervalSummaryTile tile;
     auto& cells = tile.cells;
+    tile.bucketNs = static_cast<model::TimeNs>(in.varint());
+    if (tile.bucketNs <= 0 || tile.bucketNs > (model::TimeNs(1) << 56))
+        throw CorruptTile("summary tile has an impossible bucket width");
     cells.resize(rowCount(in));
     readTimes(in, cells, [](IntervalCell& c, model::TimeNs t) { c.bucket = t; });
     for (auto& c : cells)
         c.depth = decodeDepth(in);
     for (auto& c : cells)
         c.count = decodeId(in);
-    readTimes(in, cells, [](IntervalCell& c, model::TimeNs t) { c.longestStartNs = t; });
+    for (auto& c : cells) {
+        const __int128 start = static_cast<__int128>(c.bucket) * tile.bucketNs + in.svarint();
+        if (start < INT64_MIN || start > INT64_MAX)
+            throw CorruptTile("summary tile holds a time beyond int64");
+        c.longestStartNs = static_cast<model::TimeNs>(start);
+    }
     for (auto& c : cells)
         c.longestDurationNs = static_cast<model::TimeNs>(in.varint());
     for (auto& c : cells)

@@ -78,6 +78,7 @@ struct IntervalCell
 
 struct IntervalSummaryTile
 {
+    model::TimeNs bucketNs = 1;  ///< bucket width of the tile's level
     std::vector<IntervalCell> cells;  ///< sorted by (bucket, depth)
     std::vector<Coverage> entries;
 };

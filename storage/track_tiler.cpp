@@ -73,13 +73,14 @@ void cutSummary(std::vector<TileRow>& out, TileKind kind, int level, const model
     }
 }
 
-/// The finest level worth storing: the first whose cells are at most half the events
-/// they summarise.
+/// The finest level worth storing: the first that summarises something, with cells at
+/// most half the events they stand for. Finer levels would cost as much as the exact
+/// events; the reader serves those zooms from exact events (about one per pixel there).
 template<typename CellCount, typename EventCount>
 int finestUsefulLevel(int levels, CellCount cells, EventCount events)
 {
     for (int level = 1; level <= levels; ++level) {
-        if (2 * cells(level) <= events(level))
+        if (events(level) > 0 && 2 * cells(level) <= events(level))
             return level;
     }
     return levels + 1;
@@ -135,8 +136,8 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
         [&](int l) { return shortEvents[l]; });
     for (int level = out.stats.intervalLevel; level <= grid.levels; ++level) {
         cutSummary(out.tiles, TileKind::IntervalSummary, level, grid, levels[level - 1],
-                   [zstdLevel](std::span<const FullIntervalCell> cells) {
-                       return encodeTile(truncatedTile(cells), zstdLevel);
+                   [zstdLevel, bucketNs = grid.bucketNs(level)](std::span<const FullIntervalCell> cells) {
+                       return encodeTile(truncatedTile(cells, bucketNs), zstdLevel);
                    });
     }
     out.stats.intervals = static_cast<std::int64_t>(events.size());
