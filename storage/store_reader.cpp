@@ -313,7 +313,7 @@ std::string StoreReader::intervalArgs(model::TrackId track, const model::Interva
         const auto& t = std::get<IntervalTile>(*decoded);
         for (std::size_t i = 0; i < t.events.size(); ++i) {
             if (t.events[i].seq == interval.seq && t.events[i].startNs == interval.startNs)
-                found = t.args[i];
+                found = t.args.at(i);
         }
     });
     return found;

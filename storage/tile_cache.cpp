@@ -10,12 +10,9 @@ std::size_t vectorBytes(const std::vector<T>& v)
     return v.capacity() * sizeof(T);
 }
 
-std::size_t argsBytes(const std::vector<std::string>& args)
+std::size_t argsBytes(const ArgsColumn& args)
 {
-    std::size_t n = vectorBytes(args);
-    for (const std::string& s : args)
-        n += s.capacity() > 15 ? s.capacity() + 1 : 0;  // beyond the small-string buffer
-    return n;
+    return args.bytes.capacity() + vectorBytes(args.ends);
 }
 
 } // namespace

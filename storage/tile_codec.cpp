@@ -141,27 +141,26 @@ void readTimes(ByteReader& in, Rows& rows, Set set)
     }
 }
 
-void writeArgs(ByteWriter& out, const std::vector<std::string>& args, std::size_t rows)
+// Args: one length per row, then the bytes of all rows.
+void writeArgs(ByteWriter& out, const ArgsColumn& args, std::size_t rows)
 {
     for (std::size_t i = 0; i < rows; ++i)
-        out.varint(i < args.size() ? args[i].size() : 0);
-    for (std::size_t i = 0; i < rows && i < args.size(); ++i)
-        out.bytes().append(args[i]);
+        out.varint(args.at(i).size());
+    out.bytes().append(args.bytes);
 }
 
-std::vector<std::string> readArgs(ByteReader& in, std::size_t rows)
+ArgsColumn readArgs(ByteReader& in, std::size_t rows)
 {
-    std::vector<std::uint64_t> sizes(rows);
-    bool any = false;
-    for (auto& s : sizes) {
-        s = in.varint();
-        any = any || s != 0;
+    ArgsColumn args;
+    std::uint64_t total = 0;
+    std::vector<std::uint64_t> ends(rows);
+    for (auto& end : ends) {
+        total += in.varint();
+        end = total;
     }
-    std::vector<std::string> args(rows);
-    if (!any)
-        return args;
-    for (std::size_t i = 0; i < rows; ++i) {
-        args[i] = in.raw(sizes[i]);
+    if (total > 0) {
+        args.bytes = in.raw(total);
+        args.ends = std::move(ends);
     }
     return args;
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace strata::storage {
@@ -27,16 +28,41 @@ inline constexpr model::StringId kOtherNames = 0xFFFFFFFEu;
 /// A summary cell keeps at most this many names; the rest merge per role into kOtherNames.
 inline constexpr int kTopNamesPerCell = 4;
 
+/// The args of a column of events: one byte arena, and where each row's args end.
+/// Filled lazily, so rows without args cost nothing: `ends` stays empty until a row has
+/// some, and rows past its end have none.
+struct ArgsColumn
+{
+    std::string bytes;
+    std::vector<std::uint64_t> ends;
+
+    void append(std::size_t row, std::string_view args)
+    {
+        if (args.empty() && ends.empty())
+            return;
+        ends.resize(row, bytes.size());
+        bytes.append(args);
+        ends.push_back(bytes.size());
+    }
+    std::string_view at(std::size_t row) const
+    {
+        if (row >= ends.size())
+            return {};
+        const std::uint64_t begin = row == 0 ? 0 : ends[row - 1];
+        return std::string_view(bytes).substr(begin, ends[row] - begin);
+    }
+};
+
 struct IntervalTile
 {
     std::vector<model::Interval> events;
-    std::vector<std::string> args;  ///< parallel to events
+    ArgsColumn args;  ///< row i: the args of events[i]
 };
 
 struct InstantTile
 {
     std::vector<model::Instant> events;
-    std::vector<std::string> args;
+    ArgsColumn args;
 };
 
 struct CounterTile

@@ -1,7 +1,6 @@
 #pragma once
 // What the store builder keeps of one track until finish(), and what a worker turns it
-// into (TrackTiles). Args live in one arena per kind; argEnds[i] is where event i's args
-// end (filled lazily: a track whose events have no args keeps argEnds empty).
+// into (TrackTiles). Args live in one ArgsColumn per kind, indexed by arrival.
 
 #include "model/lod_grid.h"
 #include "storage/store_builder.h"
@@ -14,34 +13,12 @@
 
 namespace strata::storage {
 
-struct ArgsArena
-{
-    std::string bytes;
-    std::vector<std::uint64_t> ends;
-
-    void append(std::size_t index, std::string_view args)
-    {
-        if (args.empty() && ends.empty())
-            return;
-        ends.resize(index, bytes.size());
-        bytes.append(args);
-        ends.push_back(bytes.size());
-    }
-    std::string_view at(std::size_t index) const
-    {
-        if (index >= ends.size())
-            return {};
-        const std::uint64_t begin = index == 0 ? 0 : ends[index - 1];
-        return std::string_view(bytes).substr(begin, ends[index] - begin);
-    }
-};
-
 struct StoreBuilder::TrackBuffer
 {
     std::vector<model::Interval> intervals;  ///< seq = arrival index
-    ArgsArena intervalArgs;
+    ArgsColumn intervalArgs;
     std::vector<model::Instant> instants;
-    ArgsArena instantArgs;
+    ArgsColumn instantArgs;
     std::vector<model::CounterSample> counters;
     std::vector<model::Flow> flows;
     std::vector<model::StackSample> samples;

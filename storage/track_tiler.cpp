@@ -117,7 +117,7 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
             out.tiles, TileKind::Intervals, band, rows, zstdLevel,
             [&buf](IntervalTile& t, const model::Interval& e) {
                 t.events.push_back(e);
-                t.args.emplace_back(buf.intervalArgs.at(e.seq));
+                t.args.append(t.events.size() - 1, buf.intervalArgs.at(e.seq));
             },
             [](const model::Interval& e) { return e.startNs; },
             [](const model::Interval& e) { return e.endNs; });
@@ -161,7 +161,7 @@ void tileInstants(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
         out.tiles, TileKind::Instants, 0, rows, zstdLevel,
         [&buf](InstantTile& t, const auto& r) {
             t.events.push_back(r.first);
-            t.args.emplace_back(buf.instantArgs.at(r.second));
+            t.args.append(t.events.size() - 1, buf.instantArgs.at(r.second));
         },
         [](const auto& r) { return r.first.timeNs; }, [](const auto& r) { return r.first.timeNs; });
     std::vector<model::Instant> sorted;
