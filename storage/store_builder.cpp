@@ -3,6 +3,7 @@
 #include "storage/input_error.h"
 #include "storage/sqlite_db.h"
 #include "storage/store_schema.h"
+#include "storage/tile_codec.h"
 #include "storage/track_buffer.h"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <fcntl.h>
 #include <mutex>
 #include <optional>
+#include <tuple>
 #include <thread>
 #include <unistd.h>
 
@@ -274,8 +276,8 @@ void StoreBuilder::finish()
                     .bind(3, std::int64_t(m_stacks[i].second)).run();
             }
 
-            auto insertTile = db.prepare(
-                "INSERT INTO tiles(track,kind,level,idx,t0,t1,n,payload) VALUES(?,?,?,?,?,?,?,?)");
+            auto insertTile = db.prepare("INSERT INTO tiles VALUES(?,?,?,?,?,?,?,?,?)");
+            auto insertIndex = db.prepare("INSERT INTO tile_index VALUES(?,?)");
             auto insertBand = db.prepare("INSERT INTO bands VALUES(?,?,?,?)");
             auto insertStats = db.prepare("INSERT INTO track_stats VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
             std::int64_t tilesWritten = 0;
@@ -284,15 +286,23 @@ void StoreBuilder::finish()
             for (std::size_t track = 0; track < m_tracks.size(); ++track) {
                 const TrackTiles out = pipeline.take(track);
                 const auto id = static_cast<std::int64_t>(track);
+                std::vector<TileIndexEntry> index;
+                index.reserve(out.tiles.size());
                 for (const TileRow& row : out.tiles) {
                     if (m_options.abortAfterTiles >= 0 && tilesWritten >= m_options.abortAfterTiles)
                         throw std::runtime_error("store build aborted by the debug hook after "
                                                  + std::to_string(tilesWritten) + " tiles");
-                    insertTile.bind(1, id).bind(2, std::int64_t(row.kind)).bind(3, std::int64_t(row.level))
-                        .bind(4, row.idx).bind(5, row.t0).bind(6, row.t1).bind(7, row.n)
-                        .bindBlob(8, row.payload).run();
-                    ++tilesWritten;
+                    ++tilesWritten;  // tile ids are 1, 2, ... in write order
+                    insertTile.bind(1, tilesWritten).bind(2, id).bind(3, std::int64_t(row.kind))
+                        .bind(4, std::int64_t(row.level)).bind(5, row.idx).bind(6, row.t0).bind(7, row.t1)
+                        .bind(8, row.n).bindBlob(9, row.payload).run();
+                    index.push_back({row.kind, row.level, row.idx, row.t0, row.t1, row.n, tilesWritten});
                 }
+                std::sort(index.begin(), index.end(), [](const TileIndexEntry& a, const TileIndexEntry& b) {
+                    return std::tie(a.kind, a.level, a.idx) < std::tie(b.kind, b.level, b.idx);
+                });
+                if (!index.empty())
+                    insertIndex.bind(1, id).bindBlob(2, encodeTileIndex(index, m_options.zstdLevel)).run();
                 for (const BandStats& b : out.bands)
                     insertBand.bind(1, id).bind(2, std::int64_t(b.band)).bind(3, b.count)
                         .bind(4, b.maxDurationNs).run();
@@ -311,7 +321,6 @@ void StoreBuilder::finish()
             auto insertCategory = db.prepare("INSERT INTO categories VALUES(?,?,?)");
             for (const auto& [category, totals] : categories)
                 insertCategory.bind(1, std::int64_t(category)).bind(2, totals.first).bind(3, totals.second).run();
-            db.exec(kStoreIndexSql);
             db.exec("COMMIT");
         }
         fsyncPath(m_temp, false);

@@ -200,8 +200,7 @@ void StoreReader::loadMetadata()
                                   "category", m_path);
         m_categories[static_cast<model::StringId>(id)] = {categories.int64(1), categories.int64(2)};
     }
-    m_indexStmt.emplace(m_db->prepare(
-        "SELECT kind, level, idx, t0, t1, n, id FROM tiles WHERE track = ? ORDER BY kind, level, idx"));
+    m_indexStmt.emplace(m_db->prepare("SELECT payload FROM tile_index WHERE track = ?"));
     m_payloadStmt.emplace(m_db->prepare("SELECT kind, payload FROM tiles WHERE id = ?"));
 }
 
@@ -218,16 +217,21 @@ const StoreReader::TrackIndex& StoreReader::index(model::TrackId track)
     if (!m_indexes[track]) {
         auto idx = std::make_unique<TrackIndex>();
         m_indexStmt->bind(1, std::int64_t(track));
-        while (m_indexStmt->step()) {
-            const auto kind = m_indexStmt->int64(0);
-            const auto level = m_indexStmt->int64(1);
-            if (kind < 1 || kind > 8 || level < 0 || level > m_grid.levels)
-                throw StoreError(m_path.string() + ": corrupted tile index of track " + std::to_string(track));
-            idx->tiles[{static_cast<int>(kind), static_cast<int>(level)}].push_back(
-                {m_indexStmt->int64(6), m_indexStmt->int64(2), m_indexStmt->int64(3),
-                 m_indexStmt->int64(4), m_indexStmt->int64(5)});
+        std::vector<TileIndexEntry> entries;
+        try {
+            if (m_indexStmt->step())
+                entries = decodeTileIndex(m_indexStmt->blob(0));
+        } catch (const CorruptTile& e) {
+            m_indexStmt->reset();
+            throw StoreError(m_path.string() + ": corrupted tile index of track " + std::to_string(track) + ": "
+                             + e.what());
         }
         m_indexStmt->reset();
+        for (const TileIndexEntry& e : entries) {
+            if (e.level > m_grid.levels || e.id <= 0)
+                throw StoreError(m_path.string() + ": corrupted tile index of track " + std::to_string(track));
+            idx->tiles[{static_cast<int>(e.kind), e.level}].push_back({e.id, e.idx, e.t0, e.t1, e.n});
+        }
         m_indexes[track] = std::move(idx);
     }
     return *m_indexes[track];
@@ -357,18 +361,48 @@ void StoreReader::fillSlice(TrackSlice& slice, TimeRange window, double nsPerPx,
         if (slice.intervalLevel > 0) {
             const TimeNs w = m_grid.bucketNs(slice.intervalLevel);
             if (const auto* tiles = idx.find(TileKind::IntervalSummary, slice.intervalLevel)) {
+                // Cells are sorted by bucket: find each tile's run inside the window,
+                // size the output once, then copy the runs and shift their entry offsets.
+                struct Run
+                {
+                    std::shared_ptr<const DecodedTile> tile;
+                    std::size_t begin, end;
+                };
+                std::vector<Run> runs;
+                std::size_t cellCount = 0, entryCount = 0;
+                const std::int64_t firstBucket = model::floorDiv(window.startNs, w);
+                const std::int64_t lastBucket = model::floorDiv(window.endNs - 1, w);
                 forSummaryTiles(*tiles, window, [&](const TileRef& ref) {
                     auto decoded = tile(ref, static_cast<int>(TileKind::IntervalSummary));
                     const auto& t = std::get<IntervalSummaryTile>(*decoded);
-                    for (IntervalCell cell : t.cells) {
-                        if (cell.bucket * w >= window.endNs || (cell.bucket + 1) * w <= window.startNs)
-                            continue;
-                        const auto first = t.entries.begin() + cell.firstEntry;
-                        cell.firstEntry = static_cast<std::uint32_t>(slice.entries.size());
-                        slice.entries.insert(slice.entries.end(), first, first + cell.entryCount);
-                        slice.cells.push_back(cell);
-                    }
+                    const auto begin = std::lower_bound(t.cells.begin(), t.cells.end(), firstBucket,
+                                                        [](const IntervalCell& c, std::int64_t b) { return c.bucket < b; });
+                    const auto end = std::upper_bound(begin, t.cells.end(), lastBucket,
+                                                      [](std::int64_t b, const IntervalCell& c) { return b < c.bucket; });
+                    if (begin == end)
+                        return;
+                    const std::uint32_t from = begin->firstEntry;
+                    const std::uint32_t to = std::prev(end)->firstEntry + std::prev(end)->entryCount;
+                    if (to > t.entries.size() || from > to)
+                        throw StoreError(m_path.string() + ": corrupted store: summary tile " + std::to_string(ref.id));
+                    cellCount += static_cast<std::size_t>(end - begin);
+                    entryCount += to - from;
+                    runs.push_back({std::move(decoded), static_cast<std::size_t>(begin - t.cells.begin()),
+                                    static_cast<std::size_t>(end - t.cells.begin())});
                 });
+                slice.cells.reserve(cellCount);
+                slice.entries.reserve(entryCount);
+                for (const Run& run : runs) {
+                    const auto& t = std::get<IntervalSummaryTile>(*run.tile);
+                    const std::uint32_t from = t.cells[run.begin].firstEntry;
+                    const std::uint32_t to = t.cells[run.end - 1].firstEntry + t.cells[run.end - 1].entryCount;
+                    const auto shift = static_cast<std::int64_t>(slice.entries.size()) - from;
+                    const std::size_t firstCell = slice.cells.size();
+                    slice.cells.insert(slice.cells.end(), t.cells.begin() + run.begin, t.cells.begin() + run.end);
+                    slice.entries.insert(slice.entries.end(), t.entries.begin() + from, t.entries.begin() + to);
+                    for (std::size_t i = firstCell; i < slice.cells.size(); ++i)
+                        slice.cells[i].firstEntry = static_cast<std::uint32_t>(slice.cells[i].firstEntry + shift);
+                }
             }
         }
     }

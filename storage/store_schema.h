@@ -14,8 +14,9 @@
 //   tiles(id, track, kind, level, idx, t0, t1, n, payload)
 //       exact tiles:   level = band, idx = sequence, t0 = first start, t1 = max end
 //       summary tiles: level >= 1,   idx = bucket / kBucketsPerTile, [t0, t1) its span
-//   index tiles_by_track(track, kind, level, idx, t0, t1, n): the reader loads a track's
-//       tile index with one covering range scan, then fetches payloads by id.
+//   tile_index(track, payload)       the columns above for every tile of one track, as one
+//       zstd blob (tile_codec.h): the reader loads a track's index with one row read,
+//       binary-searches it, and fetches payloads by id.
 //
 // Nothing here assumes one writer for the whole run: a shard holds a subset of tracks
 // with the same schema, and ids are local to the file.
@@ -41,10 +42,7 @@ CREATE TABLE stacks(id INTEGER PRIMARY KEY, parent INTEGER NOT NULL, frame INTEG
 CREATE TABLE tiles(id INTEGER PRIMARY KEY, track INTEGER NOT NULL, kind INTEGER NOT NULL,
                    level INTEGER NOT NULL, idx INTEGER NOT NULL, t0 INTEGER NOT NULL,
                    t1 INTEGER NOT NULL, n INTEGER NOT NULL, payload BLOB NOT NULL);
+CREATE TABLE tile_index(track INTEGER PRIMARY KEY, payload BLOB NOT NULL);
 )sql";
-
-// Created after the bulk insert: building an index once is faster than maintaining it.
-inline constexpr const char* kStoreIndexSql
-    = "CREATE UNIQUE INDEX tiles_by_track ON tiles(track, kind, level, idx, t0, t1, n);";
 
 } // namespace strata::storage

@@ -495,4 +495,55 @@ CounterSummaryTile decodeCounterSummaryTile(std::string_view payload)
     return tile;
 }
 
+// Track index: n | kind u8 | level | idx Δ | t0 Δ | t1 - t0 | n | id Δ.
+std::string encodeTileIndex(const std::vector<TileIndexEntry>& entries, int zstdLevel)
+{
+    ByteWriter out;
+    out.varint(entries.size());
+    for (const auto& e : entries)
+        out.u8(static_cast<std::uint8_t>(e.kind));
+    for (const auto& e : entries)
+        out.varint(static_cast<std::uint64_t>(e.level));
+    writeTimes(out, entries, [](const TileIndexEntry& e) { return e.idx; });
+    writeTimes(out, entries, [](const TileIndexEntry& e) { return e.t0; });
+    for (const auto& e : entries)
+        out.svarint(e.t1 - e.t0);
+    for (const auto& e : entries)
+        out.varint(static_cast<std::uint64_t>(e.n));
+    writeTimes(out, entries, [](const TileIndexEntry& e) { return e.id; });
+    return wrap(TileKind::TrackIndex, out.bytes(), zstdLevel);
+}
+
+std::vector<TileIndexEntry> decodeTileIndex(std::string_view payload)
+{
+    const std::string raw = unwrap(TileKind::TrackIndex, payload);
+    ByteReader in(raw);
+    std::vector<TileIndexEntry> entries(rowCount(in));
+    for (auto& e : entries) {
+        const std::uint8_t kind = in.u8();
+        if (kind < 1 || kind > 8)
+            throw CorruptTile("tile index lists an unknown tile kind");
+        e.kind = static_cast<TileKind>(kind);
+    }
+    for (auto& e : entries) {
+        const std::uint64_t level = in.varint();
+        if (level > 64)
+            throw CorruptTile("tile index lists an impossible level");
+        e.level = static_cast<int>(level);
+    }
+    readTimes(in, entries, [](TileIndexEntry& e, model::TimeNs v) { e.idx = v; });
+    readTimes(in, entries, [](TileIndexEntry& e, model::TimeNs v) { e.t0 = v; });
+    for (auto& e : entries)
+        e.t1 = in.delta(e.t0);
+    for (auto& e : entries) {
+        const std::uint64_t n = in.varint();
+        if (n > kMaxRows)
+            throw CorruptTile("tile index lists an impossible row count");
+        e.n = static_cast<std::int64_t>(n);
+    }
+    readTimes(in, entries, [](TileIndexEntry& e, model::TimeNs v) { e.id = v; });
+    expectEnd(in);
+    return entries;
+}
+
 } // namespace strata::storage

@@ -20,6 +20,7 @@
 #include "storage/tiles.h"
 
 #include <string>
+#include <vector>
 #include <string_view>
 
 namespace strata::storage {
@@ -43,6 +44,10 @@ SampleTile decodeSampleTile(std::string_view payload);
 IntervalSummaryTile decodeIntervalSummaryTile(std::string_view payload);
 InstantSummaryTile decodeInstantSummaryTile(std::string_view payload);
 CounterSummaryTile decodeCounterSummaryTile(std::string_view payload);
+
+/// A track's tile index, in (kind, level, idx) order.
+std::string encodeTileIndex(const std::vector<TileIndexEntry>& entries, int zstdLevel = 3);
+std::vector<TileIndexEntry> decodeTileIndex(std::string_view payload);
 
 /// The kind byte of a payload (throws CorruptTile on a bad header).
 TileKind payloadKind(std::string_view payload);

@@ -21,6 +21,20 @@ enum class TileKind : std::uint8_t {
     IntervalSummary = 6,  ///< level >= 1
     InstantSummary = 7,
     CounterSummary = 8,
+    TrackIndex = 9,  ///< not a tile: the tile index of one track (table tile_index)
+};
+
+/// One tile as the per-track index lists it.
+struct TileIndexEntry
+{
+    TileKind kind = TileKind::Intervals;
+    int level = 0;
+    std::int64_t idx = 0;
+    model::TimeNs t0 = 0;
+    model::TimeNs t1 = 0;
+    std::int64_t n = 0;
+    std::int64_t id = 0;  ///< row id in `tiles`
+    friend bool operator==(const TileIndexEntry&, const TileIndexEntry&) = default;
 };
 
 /// Entry name standing for "all other names" of a cell (the top names are kept).

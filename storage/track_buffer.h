@@ -69,7 +69,7 @@ struct TrackTiles
 };
 
 /// Exact tiles hold at most this many events.
-inline constexpr std::size_t kEventsPerTile = 2048;
+inline constexpr std::size_t kEventsPerTile = 512;
 
 /// Sorts, assigns automatic depths, and cuts one track into exact and summary tiles.
 /// Consumes the buffer (its memory is released).
