@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <exception>
 #include <fstream>
+#include <thread>
 
 namespace strata::storage {
 
@@ -23,6 +25,18 @@ struct StoreReader::TrackIndex
     {
         auto it = tiles.find({static_cast<int>(kind), level});
         return it == tiles.end() ? nullptr : &it->second;
+    }
+};
+
+struct StoreReader::Connection
+{
+    std::unique_ptr<SqliteDb> db;
+    std::optional<SqliteStatement> payload;
+
+    explicit Connection(const std::filesystem::path& path)
+        : db(std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadOnly))
+    {
+        payload.emplace(db->prepare("SELECT kind, payload FROM tiles WHERE id = ?"));
     }
 };
 
@@ -201,7 +215,7 @@ void StoreReader::loadMetadata()
         m_categories[static_cast<model::StringId>(id)] = {categories.int64(1), categories.int64(2)};
     }
     m_indexStmt.emplace(m_db->prepare("SELECT payload FROM tile_index WHERE track = ?"));
-    m_payloadStmt.emplace(m_db->prepare("SELECT kind, payload FROM tiles WHERE id = ?"));
+    m_connections[0] = std::make_unique<Connection>(m_path);
 }
 
 std::optional<std::string> StoreReader::meta(const std::string& key) const
@@ -237,20 +251,24 @@ const StoreReader::TrackIndex& StoreReader::index(model::TrackId track)
     return *m_indexes[track];
 }
 
-std::shared_ptr<const DecodedTile> StoreReader::tile(const TileRef& ref, int kind)
+std::shared_ptr<const DecodedTile> StoreReader::tile(const TileRef& ref, int kind, Connection& conn)
 {
-    if (auto hit = m_cache.find(ref.id))
-        return hit;
-    m_payloadStmt->bind(1, ref.id);
-    if (!m_payloadStmt->step()) {
-        m_payloadStmt->reset();
+    {
+        std::lock_guard lock(m_cacheMutex);
+        if (auto hit = m_cache.find(ref.id))
+            return hit;
+    }
+    SqliteStatement& stmt = *conn.payload;  // fetch and decode outside the cache lock
+    stmt.bind(1, ref.id);
+    if (!stmt.step()) {
+        stmt.reset();
         throw StoreError(m_path.string() + ": corrupted store: tile " + std::to_string(ref.id) + " is missing");
     }
     std::shared_ptr<const DecodedTile> decoded;
     try {
-        if (m_payloadStmt->int64(0) != kind)
+        if (stmt.int64(0) != kind)
             throw CorruptTile("tile kind differs from its index");
-        const std::string_view payload = m_payloadStmt->blob(1);
+        const std::string_view payload = stmt.blob(1);
         switch (static_cast<TileKind>(kind)) {
         case TileKind::Intervals: decoded = std::make_shared<DecodedTile>(decodeIntervalTile(payload)); break;
         case TileKind::Instants: decoded = std::make_shared<DecodedTile>(decodeInstantTile(payload)); break;
@@ -263,57 +281,61 @@ std::shared_ptr<const DecodedTile> StoreReader::tile(const TileRef& ref, int kin
         default: throw CorruptTile("unknown tile kind");
         }
     } catch (const CorruptTile& e) {
-        m_payloadStmt->reset();
+        stmt.reset();
         throw StoreError(m_path.string() + ": corrupted store: tile " + std::to_string(ref.id) + ": " + e.what());
     }
-    m_payloadStmt->reset();
+    stmt.reset();
+    std::lock_guard lock(m_cacheMutex);
     m_cache.insert(ref.id, decoded);
     return decoded;
 }
 
 void StoreReader::readExactIntervals(model::TrackId track, int fromBand, TimeRange window,
-                                     std::vector<model::Interval>& out)
+                                     std::vector<model::Interval>& out, Connection& conn)
 {
     const TrackIndex& idx = index(track);
-    const std::size_t before = out.size();
+    const auto before = static_cast<std::ptrdiff_t>(out.size());
+    auto byStart = [](const model::Interval& a, const model::Interval& b) {
+        return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
+    };
     for (int band = fromBand; band <= m_grid.levels; ++band) {
         const TimeNs maxDuration = m_bandMaxNs[track][band];
         const auto* tiles = idx.find(TileKind::Intervals, band);
         if (maxDuration < 0 || !tiles)
             continue;
+        const auto bandStart = static_cast<std::ptrdiff_t>(out.size());
         forExactTiles(*tiles, window.startNs - maxDuration, window.endNs, [&](const TileRef& ref) {
             if (ref.t1 < window.startNs)
                 return;
-            auto decoded = tile(ref, static_cast<int>(TileKind::Intervals));
+            auto decoded = tile(ref, static_cast<int>(TileKind::Intervals), conn);
             for (const model::Interval& e : std::get<IntervalTile>(*decoded).events) {
                 if (overlaps(e.startNs, e.endNs, window))
                     out.push_back(e);
             }
         });
+        // Each band comes out sorted: merge it with the bands before.
+        std::inplace_merge(out.begin() + before, out.begin() + bandStart, out.end(), byStart);
     }
-    std::sort(out.begin() + static_cast<std::ptrdiff_t>(before), out.end(),
-              [](const model::Interval& a, const model::Interval& b) {
-                  return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
-              });
 }
 
 std::vector<model::Interval> StoreReader::intervals(model::TrackId track, TimeNs startNs, TimeNs endNs)
 {
     std::lock_guard lock(m_mutex);
     std::vector<model::Interval> out;
-    readExactIntervals(track, 0, {startNs, endNs}, out);
+    readExactIntervals(track, 0, {startNs, endNs}, out, *m_connections[0]);
     return out;
 }
 
 std::string StoreReader::intervalArgs(model::TrackId track, const model::Interval& interval)
 {
+    Connection& conn = *m_connections[0];
     std::lock_guard lock(m_mutex);
     const auto* tiles = index(track).find(TileKind::Intervals, m_grid.bandOf(interval.durationNs()));
     if (!tiles)
         return {};
     std::string found;
     forExactTiles(*tiles, interval.startNs, interval.startNs + 1, [&](const TileRef& ref) {
-        auto decoded = tile(ref, static_cast<int>(TileKind::Intervals));
+        auto decoded = tile(ref, static_cast<int>(TileKind::Intervals), conn);
         const auto& t = std::get<IntervalTile>(*decoded);
         for (std::size_t i = 0; i < t.events.size(); ++i) {
             if (t.events[i].seq == interval.seq && t.events[i].startNs == interval.startNs)
@@ -323,7 +345,8 @@ std::string StoreReader::intervalArgs(model::TrackId track, const model::Interva
     return found;
 }
 
-void StoreReader::fillSlice(TrackSlice& slice, TimeRange window, double nsPerPx, int pixelWidth)
+void StoreReader::fillSlice(TrackSlice& slice, TimeRange window, double nsPerPx, int pixelWidth,
+                            Connection& conn)
 {
     const model::TrackId track = slice.track;
     const TrackIndex& idx = index(track);
@@ -357,7 +380,7 @@ void StoreReader::fillSlice(TrackSlice& slice, TimeRange window, double nsPerPx,
 
     if (summary.intervals > 0) {
         slice.intervalLevel = chooseLevel(summary.intervalLevel, TileKind::Intervals, true);
-        readExactIntervals(track, slice.intervalLevel, window, slice.intervals);
+        readExactIntervals(track, slice.intervalLevel, window, slice.intervals, conn);
         if (slice.intervalLevel > 0) {
             const TimeNs w = m_grid.bucketNs(slice.intervalLevel);
             if (const auto* tiles = idx.find(TileKind::IntervalSummary, slice.intervalLevel)) {
@@ -373,7 +396,7 @@ void StoreReader::fillSlice(TrackSlice& slice, TimeRange window, double nsPerPx,
                 const std::int64_t firstBucket = model::floorDiv(window.startNs, w);
                 const std::int64_t lastBucket = model::floorDiv(window.endNs - 1, w);
                 forSummaryTiles(*tiles, window, [&](const TileRef& ref) {
-                    auto decoded = tile(ref, static_cast<int>(TileKind::IntervalSummary));
+                    auto decoded = tile(ref, static_cast<int>(TileKind::IntervalSummary), conn);
                     const auto& t = std::get<IntervalSummaryTile>(*decoded);
                     const auto begin = std::lower_bound(t.cells.begin(), t.cells.end(), firstBucket,
                                                         [](const IntervalCell& c, std::int64_t b) { return c.bucket < b; });
@@ -411,7 +434,7 @@ void StoreReader::fillSlice(TrackSlice& slice, TimeRange window, double nsPerPx,
         if (slice.instantLevel == 0) {
             if (const auto* tiles = idx.find(TileKind::Instants, 0)) {
                 forExactTiles(*tiles, window.startNs, window.endNs, [&](const TileRef& ref) {
-                    auto decoded = tile(ref, static_cast<int>(TileKind::Instants));
+                    auto decoded = tile(ref, static_cast<int>(TileKind::Instants), conn);
                     for (const model::Instant& i : std::get<InstantTile>(*decoded).events) {
                         if (i.timeNs >= window.startNs && i.timeNs < window.endNs)
                             slice.instants.push_back(i);
@@ -421,7 +444,7 @@ void StoreReader::fillSlice(TrackSlice& slice, TimeRange window, double nsPerPx,
         } else if (const auto* tiles = idx.find(TileKind::InstantSummary, slice.instantLevel)) {
             const TimeNs w = m_grid.bucketNs(slice.instantLevel);
             forSummaryTiles(*tiles, window, [&](const TileRef& ref) {
-                auto decoded = tile(ref, static_cast<int>(TileKind::InstantSummary));
+                auto decoded = tile(ref, static_cast<int>(TileKind::InstantSummary), conn);
                 for (const InstantCell& c : std::get<InstantSummaryTile>(*decoded).cells) {
                     if (c.bucket * w < window.endNs && (c.bucket + 1) * w > window.startNs)
                         slice.instantCells.push_back(c);
@@ -439,7 +462,7 @@ void StoreReader::fillSlice(TrackSlice& slice, TimeRange window, double nsPerPx,
             if (first != tiles->begin())
                 --first;
             for (auto it = first; it != tiles->end() && it->t0 < window.endNs; ++it) {
-                auto decoded = tile(*it, static_cast<int>(kind));
+                auto decoded = tile(*it, static_cast<int>(kind), conn);
                 if (kind == TileKind::Counters) {
                     for (const model::CounterSample& s : std::get<CounterTile>(*decoded).samples) {
                         if (s.timeNs >= window.endNs)
@@ -466,7 +489,7 @@ void StoreReader::fillSlice(TrackSlice& slice, TimeRange window, double nsPerPx,
     if (summary.flows > 0 && slice.intervalLevel == 0) {
         if (const auto* tiles = idx.find(TileKind::Flows, 0)) {
             forExactTiles(*tiles, window.startNs, window.endNs, [&](const TileRef& ref) {
-                auto decoded = tile(ref, static_cast<int>(TileKind::Flows));
+                auto decoded = tile(ref, static_cast<int>(TileKind::Flows), conn);
                 for (const model::Flow& f : std::get<FlowTile>(*decoded).flows) {
                     if (f.fromNs >= window.startNs && f.fromNs < window.endNs)
                         slice.flows.push_back(f);
@@ -477,7 +500,7 @@ void StoreReader::fillSlice(TrackSlice& slice, TimeRange window, double nsPerPx,
     if (summary.samples > 0) {
         if (const auto* tiles = idx.find(TileKind::Samples, 0)) {
             forExactTiles(*tiles, window.startNs, window.endNs, [&](const TileRef& ref) {
-                auto decoded = tile(ref, static_cast<int>(TileKind::Samples));
+                auto decoded = tile(ref, static_cast<int>(TileKind::Samples), conn);
                 for (const model::StackSample& s : std::get<SampleTile>(*decoded).samples) {
                     if (s.timeNs >= window.startNs && s.timeNs < window.endNs)
                         slice.stackSamples.push_back(s);
@@ -496,14 +519,47 @@ std::vector<TrackSlice> StoreReader::query(const ViewportQuery& q)
     std::vector<TrackSlice> out(q.tracks.size());
     for (std::size_t i = 0; i < q.tracks.size(); ++i) {
         out[i].track = q.tracks[i];
-        fillSlice(out[i], {q.startNs, q.endNs}, nsPerPx, q.pixelWidth);
+        index(q.tracks[i]);  // indexes load here, on the main connection, before any split
     }
+    auto fill = [&](std::size_t first, std::size_t last, Connection& conn) {
+        for (std::size_t i = first; i < last; ++i)
+            fillSlice(out[i], {q.startNs, q.endNs}, nsPerPx, q.pixelWidth, conn);
+    };
+    // Many tracks: the second half on a second connection and core (the machine has
+    // two). Interleaved halves would balance better but cost cache locality per track.
+    constexpr std::size_t kSplitFrom = 8;
+    if (q.tracks.size() < kSplitFrom) {
+        fill(0, out.size(), *m_connections[0]);
+        return out;
+    }
+    if (!m_connections[1])
+        m_connections[1] = std::make_unique<Connection>(m_path);
+    const std::size_t half = out.size() / 2;
+    std::exception_ptr secondError;
+    std::thread second([&] {
+        try {
+            fill(half, out.size(), *m_connections[1]);
+        } catch (...) {
+            secondError = std::current_exception();
+        }
+    });
+    std::exception_ptr firstError;
+    try {
+        fill(0, half, *m_connections[0]);
+    } catch (...) {
+        firstError = std::current_exception();
+    }
+    second.join();
+    if (firstError)
+        std::rethrow_exception(firstError);
+    if (secondError)
+        std::rethrow_exception(secondError);
     return out;
 }
 
 std::size_t StoreReader::cacheBytes() const
 {
-    std::lock_guard lock(m_mutex);
+    std::lock_guard lock(m_cacheMutex);
     return m_cache.bytes();
 }
 

@@ -116,19 +116,24 @@ public:
         std::int64_t n;
     };
     struct TrackIndex;
+    /// A read connection: queries split their tracks over two of them, one per core.
+    struct Connection;
 
 private:
     const TrackIndex& index(model::TrackId track);
-    std::shared_ptr<const DecodedTile> tile(const TileRef& ref, int kind);
+    std::shared_ptr<const DecodedTile> tile(const TileRef& ref, int kind, Connection& conn);
     void loadMetadata();
     void readExactIntervals(model::TrackId track, int fromBand, model::TimeRange window,
-                            std::vector<model::Interval>& out);
-    void fillSlice(TrackSlice& slice, model::TimeRange window, double nsPerPx, int pixelWidth);
+                            std::vector<model::Interval>& out, Connection& conn);
+    void fillSlice(TrackSlice& slice, model::TimeRange window, double nsPerPx, int pixelWidth,
+                   Connection& conn);
 
     std::filesystem::path m_path;
     std::unique_ptr<SqliteDb> m_db;
-    mutable std::mutex m_mutex;
+    mutable std::mutex m_mutex;  ///< one public call at a time
+    mutable std::mutex m_cacheMutex;  ///< the cache, shared by a query's two halves
     TileCache m_cache;
+    std::unique_ptr<Connection> m_connections[2];
     model::StringTable m_strings;
     model::ResourceTree m_resources;
     model::LodGrid m_grid;
@@ -139,7 +144,6 @@ private:
     std::map<model::StringId, CategoryTotals> m_categories;
     std::vector<std::unique_ptr<TrackIndex>> m_indexes;
     std::optional<SqliteStatement> m_indexStmt;
-    std::optional<SqliteStatement> m_payloadStmt;
 };
 
 } // namespace strata::storage

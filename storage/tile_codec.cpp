@@ -47,7 +47,15 @@ std::string wrap(TileKind kind, const std::string& raw, int level)
     return out;
 }
 
-std::string unwrap(TileKind expected, std::string_view payload)
+/// A decompressed tile body; not zero-filled first (decoding overwrites it all).
+struct RawTile
+{
+    std::unique_ptr<char[]> bytes;
+    std::size_t size = 0;
+    operator std::string_view() const { return {bytes.get(), size}; }
+};
+
+RawTile unwrap(TileKind expected, std::string_view payload)
 {
     ByteReader header(payload);
     if (payload.size() < 5 || header.u8() != 'S' || header.u8() != 'T')
@@ -72,8 +80,8 @@ std::string unwrap(TileKind expected, std::string_view payload)
         throw CorruptTile("tile frame size does not match its header");
 
     thread_local std::unique_ptr<ZSTD_DCtx, DctxDeleter> dctx(ZSTD_createDCtx());
-    std::string raw(rawSize, '\0');
-    const std::size_t n = ZSTD_decompressDCtx(dctx.get(), raw.data(), raw.size(), frame.data(),
+    RawTile raw{std::make_unique_for_overwrite<char[]>(rawSize), rawSize};
+    const std::size_t n = ZSTD_decompressDCtx(dctx.get(), raw.bytes.get(), raw.size, frame.data(),
                                               frame.size());
     if (ZSTD_isError(n) || n != rawSize)
         throw CorruptTile(std::string("tile does not decompress: ")
@@ -198,7 +206,7 @@ std::string encodeTile(const IntervalTile& tile, int zstdLevel)
 
 IntervalTile decodeIntervalTile(std::string_view payload)
 {
-    const std::string raw = unwrap(TileKind::Intervals, payload);
+    const RawTile raw = unwrap(TileKind::Intervals, payload);
     ByteReader in(raw);
     IntervalTile tile;
     auto& ev = tile.events;
@@ -242,7 +250,7 @@ std::string encodeTile(const InstantTile& tile, int zstdLevel)
 
 InstantTile decodeInstantTile(std::string_view payload)
 {
-    const std::string raw = unwrap(TileKind::Instants, payload);
+    const RawTile raw = unwrap(TileKind::Instants, payload);
     ByteReader in(raw);
     InstantTile tile;
     tile.events.resize(rowCount(in));
@@ -269,7 +277,7 @@ std::string encodeTile(const CounterTile& tile, int zstdLevel)
 
 CounterTile decodeCounterTile(std::string_view payload)
 {
-    const std::string raw = unwrap(TileKind::Counters, payload);
+    const RawTile raw = unwrap(TileKind::Counters, payload);
     ByteReader in(raw);
     CounterTile tile;
     tile.samples.resize(rowCount(in));
@@ -301,7 +309,7 @@ std::string encodeTile(const FlowTile& tile, int zstdLevel)
 
 FlowTile decodeFlowTile(std::string_view payload)
 {
-    const std::string raw = unwrap(TileKind::Flows, payload);
+    const RawTile raw = unwrap(TileKind::Flows, payload);
     ByteReader in(raw);
     FlowTile tile;
     tile.flows.resize(rowCount(in));
@@ -333,7 +341,7 @@ std::string encodeTile(const SampleTile& tile, int zstdLevel)
 
 SampleTile decodeSampleTile(std::string_view payload)
 {
-    const std::string raw = unwrap(TileKind::Samples, payload);
+    const RawTile raw = unwrap(TileKind::Samples, payload);
     ByteReader in(raw);
     SampleTile tile;
     tile.samples.resize(rowCount(in));
@@ -379,7 +387,7 @@ std::string encodeTile(const IntervalSummaryTile& tile, int zstdLevel)
 
 IntervalSummaryTile decodeIntervalSummaryTile(std::string_view payload)
 {
-    const std::string raw = unwrap(TileKind::IntervalSummary, payload);
+    const RawTile raw = unwrap(TileKind::IntervalSummary, payload);
     ByteReader in(raw);
     IntervalSummaryTile tile;
     auto& cells = tile.cells;
@@ -437,7 +445,7 @@ std::string encodeTile(const InstantSummaryTile& tile, int zstdLevel)
 
 InstantSummaryTile decodeInstantSummaryTile(std::string_view payload)
 {
-    const std::string raw = unwrap(TileKind::InstantSummary, payload);
+    const RawTile raw = unwrap(TileKind::InstantSummary, payload);
     ByteReader in(raw);
     InstantSummaryTile tile;
     tile.cells.resize(rowCount(in));
@@ -474,7 +482,7 @@ std::string encodeTile(const CounterSummaryTile& tile, int zstdLevel)
 
 CounterSummaryTile decodeCounterSummaryTile(std::string_view payload)
 {
-    const std::string raw = unwrap(TileKind::CounterSummary, payload);
+    const RawTile raw = unwrap(TileKind::CounterSummary, payload);
     ByteReader in(raw);
     CounterSummaryTile tile;
     tile.cells.resize(rowCount(in));
@@ -516,7 +524,7 @@ std::string encodeTileIndex(const std::vector<TileIndexEntry>& entries, int zstd
 
 std::vector<TileIndexEntry> decodeTileIndex(std::string_view payload)
 {
-    const std::string raw = unwrap(TileKind::TrackIndex, payload);
+    const RawTile raw = unwrap(TileKind::TrackIndex, payload);
     ByteReader in(raw);
     std::vector<TileIndexEntry> entries(rowCount(in));
     for (auto& e : entries) {
