@@ -80,7 +80,7 @@ class StoreReader
 public:
     struct Options
     {
-        std::size_t cacheBytes = 256u << 20;
+        std::size_t cacheBytes = 128u << 20;
     };
 
     explicit StoreReader(const std::filesystem::path& path);
