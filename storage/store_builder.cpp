@@ -293,10 +293,12 @@ void StoreBuilder::finish()
                         throw std::runtime_error("store build aborted by the debug hook after "
                                                  + std::to_string(tilesWritten) + " tiles");
                     ++tilesWritten;  // tile ids are 1, 2, ... in write order
-                    insertTile.bind(1, tilesWritten).bind(2, id).bind(3, std::int64_t(row.kind))
-                        .bind(4, std::int64_t(row.level)).bind(5, row.idx).bind(6, row.t0).bind(7, row.t1)
-                        .bind(8, row.n).bindBlob(9, row.payload).run();
-                    index.push_back({row.kind, row.level, row.idx, row.t0, row.t1, row.n, tilesWritten});
+                    TileIndexEntry entry = row.entry;
+                    entry.id = tilesWritten;
+                    insertTile.bind(1, entry.id).bind(2, id).bind(3, std::int64_t(entry.kind))
+                        .bind(4, std::int64_t(entry.level)).bind(5, entry.idx).bind(6, entry.t0).bind(7, entry.t1)
+                        .bind(8, entry.n).bindBlob(9, row.payload).run();
+                    index.push_back(entry);
                 }
                 std::sort(index.begin(), index.end(), [](const TileIndexEntry& a, const TileIndexEntry& b) {
                     return std::tie(a.kind, a.level, a.idx) < std::tie(b.kind, b.level, b.idx);

@@ -24,14 +24,10 @@ struct StoreBuilder::TrackBuffer
     std::vector<model::StackSample> samples;
 };
 
+/// A tile ready to write: its index entry (the id is given when written) and payload.
 struct TileRow
 {
-    TileKind kind = TileKind::Intervals;
-    int level = 0;
-    std::int64_t idx = 0;
-    model::TimeNs t0 = 0;
-    model::TimeNs t1 = 0;
-    std::int64_t n = 0;
+    TileIndexEntry entry;
     std::string payload;
 };
 

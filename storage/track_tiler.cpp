@@ -44,8 +44,9 @@ void cutExact(std::vector<TileRow>& out, TileKind kind, int level, const std::ve
             fill(tile, rows[i]);
             maxEnd = std::max(maxEnd, end(rows[i]));
         }
-        out.push_back({kind, level, static_cast<std::int64_t>(idx), start(rows[first]), maxEnd,
-                       static_cast<std::int64_t>(last - first), encodeTile(tile, zstdLevel)});
+        out.push_back({{kind, level, static_cast<std::int64_t>(idx), start(rows[first]), maxEnd,
+                        static_cast<std::int64_t>(last - first)},
+                       encodeTile(tile, zstdLevel)});
     }
 }
 
@@ -66,8 +67,7 @@ void cutSummary(std::vector<TileRow>& out, TileKind kind, int level, const model
                && model::floorDiv(bucketOf(cells[last]), model::LodGrid::kBucketsPerTile) == idx)
             ++last;
         const TimeNs t0 = idx * grid.tileNs(level);
-        out.push_back({kind, level, idx, t0, t0 + grid.tileNs(level),
-                       static_cast<std::int64_t>(last - first),
+        out.push_back({{kind, level, idx, t0, t0 + grid.tileNs(level), static_cast<std::int64_t>(last - first)},
                        encode(std::span<const Cell>(cells.data() + first, last - first))});
         first = last;
     }
