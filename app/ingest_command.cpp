@@ -6,7 +6,9 @@
 #include "storage/input_error.h"
 #include "storage/store_builder.h"
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
 #include <cstdio>
 #include <filesystem>
 
@@ -36,26 +38,38 @@ int ingestCommand(const Args& args)
     std::uintmax_t inputBytes = 0;
     std::string sources;
     const auto& inputs = p.positional();
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-        const std::filesystem::path input = inputs[i];
+    for (const std::filesystem::path input : inputs) {
         std::error_code ec;
         if (!std::filesystem::is_regular_file(input, ec))
             throw storage::InputError(input.string() + ": no such file");
         inputBytes += std::filesystem::file_size(input);
         const storage::TraceFormat format = forced ? *forced : storage::detectFormat(input);
-        if (format != storage::TraceFormat::Chrome) {
-            if (format == storage::TraceFormat::Unknown)
-                throw storage::InputError::atByte(input.string(), 0,
-                                                  "expected a trace (Chrome/Kineto JSON, Paraver, nsys, ncu, "
-                                                  "counters CSV, folded stacks, perf script, OTF2): format not recognised");
+        if (format == storage::TraceFormat::Unknown)
+            throw storage::InputError::atByte(input.string(), 0,
+                                              "expected a trace (Chrome/Kineto JSON, Paraver, nsys, ncu, counters "
+                                              "CSV, folded stacks, perf script, OTF2): format not recognised");
+        if (format != storage::TraceFormat::Chrome)
             throw storage::InputError(input.string() + ": format '" + std::string(storage::formatName(format))
                                       + "' detected; it is not supported yet");
+    }
+    // Several files are ranks of one run: align them on the earliest origin.
+    std::optional<model::TimeNs> origin;
+    if (inputs.size() > 1) {
+        for (const std::filesystem::path input : inputs) {
+            if (const auto o = storage::chromeTraceOriginNs(input))
+                origin = origin ? std::min(*origin, *o) : *o;
         }
+    }
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const std::filesystem::path input = inputs[i];
         ProgressBar readBar("reading " + input.filename().string());
         storage::ChromeImportOptions importOptions;
         if (inputs.size() > 1)
             importOptions.rank = static_cast<int>(i);
-        storage::importChromeJson(input, builder, importOptions, readBar.callback());
+        importOptions.originNs = origin;
+        const storage::ImportStats stats = storage::importChromeJson(input, builder, importOptions, readBar.callback());
+        for (const std::string& warning : stats.warnings)
+            std::fprintf(stderr, "%s: warning: %s\n", input.c_str(), warning.c_str());
         sources += (sources.empty() ? "" : ";") + input.string();
     }
     builder.setMeta("source", sources);
