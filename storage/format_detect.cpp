@@ -108,6 +108,18 @@ bool looksLikeNcu(const std::vector<std::string_view>& lines)
     return false;
 }
 
+/// `nsys stats` CSV reports (NVTX push/pop, kernel and API traces) start with these
+/// columns; they are Nsight Systems data, not a counter log.
+bool looksLikeNsysStatsCsv(const std::vector<std::string_view>& lines)
+{
+    for (std::string_view line : lines) {
+        if (trim(line).empty())
+            continue;
+        return line.starts_with("Start (ns),End (ns)") || line.starts_with("\"Start (ns)\",\"End (ns)\"");
+    }
+    return false;
+}
+
 bool looksLikeCounters(const std::vector<std::string_view>& lines)
 {
     std::size_t i = 0;
@@ -358,6 +370,8 @@ TraceFormat detectFormatFromHead(std::string_view head)
         return TraceFormat::Paraver;
     if (looksLikeNcu(lines))
         return TraceFormat::Ncu;
+    if (looksLikeNsysStatsCsv(lines))
+        return TraceFormat::Nsys;
     if (looksLikeCounters(lines))
         return TraceFormat::Counters;
     if (looksLikeFolded(lines))

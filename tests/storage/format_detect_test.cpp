@@ -101,7 +101,8 @@ TEST_CASE("detectFormat decides by content, through gzip", "[format]") {
                   9))
         == TraceFormat::Otf2);
     // Not a trace: a CSV without a time column, prose, a binary blob.
-    CHECK(detect(dir, "m", "Start (ns),End (ns),Name\n1,2,a\n") == TraceFormat::Unknown);
+    // `nsys stats` CSV reports are Nsight Systems data, not a counter log.
+    CHECK(detect(dir, "m", "Start (ns),End (ns),Name\n1,2,a\n") == TraceFormat::Nsys);
     CHECK(detect(dir, "n", "Some notes: nothing\nto see here\n") == TraceFormat::Unknown);
     CHECK(detect(dir, "o",
               std::string("\x7f"
@@ -152,7 +153,7 @@ TEST_CASE("detectFormat recognises every real trace file", "[format]") {
             return TraceFormat::Chrome;
         if (has(".prv") || has(".pcf") || has(".row"))
             return TraceFormat::Paraver;
-        if (has(".sqlite"))
+        if (has(".sqlite") || has("nbody-nvtx/trace.csv"))
             return TraceFormat::Nsys;
         if (has("ncu_raw") || has("copy_blocked"))
             return TraceFormat::Ncu;
@@ -164,7 +165,7 @@ TEST_CASE("detectFormat recognises every real trace file", "[format]") {
             return TraceFormat::PerfScript;
         if (has("otf2-pipit") && (has(".otf2") || has(".def") || has(".evt")))
             return TraceFormat::Otf2;
-        return TraceFormat::Unknown;  // the nsys stats CSV
+        return TraceFormat::Unknown;
     };
     int files = 0;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(real)) {
@@ -177,6 +178,5 @@ TEST_CASE("detectFormat recognises every real trace file", "[format]") {
     }
     CHECK(files > 100);
     CHECK(storage::detectFormat(real / "public/otf2-pipit/ping-pong-otf2") == TraceFormat::Otf2);
-    CHECK(storage::detectFormat(real / "public/nsys-pipit/nbody-nvtx/trace.csv")
-        == TraceFormat::Unknown);
+    CHECK(storage::detectFormat(real / "public/nsys-pipit/nbody-nvtx/trace.csv") == TraceFormat::Nsys);
 }
