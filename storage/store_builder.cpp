@@ -1,6 +1,7 @@
 #include "storage/store_builder.h"
 
 #include "storage/input_error.h"
+#include "storage/spill_file.h"
 #include "storage/sqlite_db.h"
 #include "storage/store_schema.h"
 #include "storage/tile_codec.h"
@@ -42,8 +43,9 @@ class TrackPipeline
 {
 public:
     TrackPipeline(std::vector<std::unique_ptr<StoreBuilder::TrackBuffer>>& tracks,
-                  const model::LodGrid& grid, int zstdLevel, int threads)
+                  const SpillFile* spill, const model::LodGrid& grid, int zstdLevel, int threads)
         : m_tracks(tracks)
+        , m_spill(spill)
         , m_grid(grid)
         , m_zstdLevel(zstdLevel)
         , m_results(tracks.size())
@@ -99,6 +101,8 @@ private:
             }
             Result r;
             try {
+                if (m_spill)
+                    m_spill->reload(static_cast<model::TrackId>(index), *m_tracks[index]);
                 r.tiles = tileTrack(*m_tracks[index], m_grid, m_zstdLevel);
             } catch (...) {
                 r.error = std::current_exception();
@@ -113,6 +117,7 @@ private:
     }
 
     std::vector<std::unique_ptr<StoreBuilder::TrackBuffer>>& m_tracks;
+    const SpillFile* m_spill;
     const model::LodGrid m_grid;
     const int m_zstdLevel;
     std::vector<std::optional<Result>> m_results;
@@ -138,6 +143,7 @@ StoreBuilder::StoreBuilder(std::filesystem::path target, StoreBuildOptions optio
 
 StoreBuilder::~StoreBuilder()
 {
+    m_spill.reset();
     std::error_code ignored;
     std::filesystem::remove(m_temp, ignored);
 }
@@ -162,6 +168,21 @@ StoreBuilder::TrackBuffer& StoreBuilder::buffer(model::TrackId track)
     return *m_tracks[track];
 }
 
+void StoreBuilder::account(std::size_t bytes)
+{
+    m_bufferedBytes += bytes;
+    // Vectors grow by doubling, so what they hold may be up to twice what was added.
+    if (2 * m_bufferedBytes <= m_options.memoryBudgetBytes)
+        return;
+    if (!m_spill) {
+        m_spill = std::make_unique<SpillFile>(
+            m_target.parent_path() / ("." + m_target.filename().string() + ".spill." + std::to_string(::getpid())));
+    }
+    for (std::size_t track = 0; track < m_tracks.size(); ++track)
+        m_spill->spill(static_cast<model::TrackId>(track), *m_tracks[track]);
+    m_bufferedBytes = 0;
+}
+
 void StoreBuilder::noteTime(model::TimeNs startNs, model::TimeNs endNs)
 {
     if (m_events == 1) {
@@ -180,9 +201,10 @@ void StoreBuilder::addInterval(model::TrackId track, const model::Interval& inte
         throw std::invalid_argument("StoreBuilder: interval ends before it starts");
     TrackBuffer& buf = buffer(track);
     model::Interval& e = buf.intervals.emplace_back(interval);
-    e.seq = static_cast<std::uint32_t>(buf.intervals.size() - 1);
+    e.seq = buf.intervalsSeen++;
     buf.intervalArgs.append(buf.intervals.size() - 1, args);
     noteTime(interval.startNs, interval.endNs);
+    account(sizeof(model::Interval) + args.size());
 }
 
 void StoreBuilder::addInstant(model::TrackId track, const model::Instant& instant,
@@ -192,12 +214,14 @@ void StoreBuilder::addInstant(model::TrackId track, const model::Instant& instan
     buf.instants.push_back(instant);
     buf.instantArgs.append(buf.instants.size() - 1, args);
     noteTime(instant.timeNs, instant.timeNs);
+    account(sizeof(model::Instant) + args.size());
 }
 
 void StoreBuilder::addCounterSample(model::TrackId track, const model::CounterSample& sample)
 {
     buffer(track).counters.push_back(sample);
     noteTime(sample.timeNs, sample.timeNs);
+    account(sizeof(model::CounterSample));
 }
 
 void StoreBuilder::addFlow(model::TrackId fromTrack, const model::Flow& flow)
@@ -206,6 +230,7 @@ void StoreBuilder::addFlow(model::TrackId fromTrack, const model::Flow& flow)
         throw std::out_of_range("StoreBuilder: flow to unknown track");
     buffer(fromTrack).flows.push_back(flow);
     noteTime(std::min(flow.fromNs, flow.toNs), std::max(flow.fromNs, flow.toNs));
+    account(sizeof(model::Flow));
 }
 
 model::StackId StoreBuilder::internStack(model::StackId parent, model::StringId frame)
@@ -225,6 +250,7 @@ void StoreBuilder::addStackSample(model::TrackId track, const model::StackSample
         throw std::out_of_range("StoreBuilder: sample of unknown stack");
     buffer(track).samples.push_back(sample);
     noteTime(sample.timeNs, sample.timeNs);
+    account(sizeof(model::StackSample));
 }
 
 void StoreBuilder::finish()
@@ -282,7 +308,7 @@ void StoreBuilder::finish()
             auto insertStats = db.prepare("INSERT INTO track_stats VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
             std::int64_t tilesWritten = 0;
             std::map<model::StringId, std::pair<std::int64_t, model::TimeNs>> categories;
-            TrackPipeline pipeline(m_tracks, grid, m_options.zstdLevel, m_options.threads);
+            TrackPipeline pipeline(m_tracks, m_spill.get(), grid, m_options.zstdLevel, m_options.threads);
             for (std::size_t track = 0; track < m_tracks.size(); ++track) {
                 const TrackTiles out = pipeline.take(track);
                 const auto id = static_cast<std::int64_t>(track);
@@ -325,10 +351,12 @@ void StoreBuilder::finish()
                 insertCategory.bind(1, std::int64_t(category)).bind(2, totals.first).bind(3, totals.second).run();
             db.exec("COMMIT");
         }
+        m_spill.reset();
         fsyncPath(m_temp, false);
         std::filesystem::rename(m_temp, m_target);
         fsyncPath(m_target.parent_path().empty() ? "." : m_target.parent_path(), true);
     } catch (...) {
+        m_spill.reset();
         std::filesystem::remove(m_temp, ignored);
         throw;
     }

@@ -11,8 +11,10 @@
 // anything fails (bad input found late, I/O error, cancel, the debug abort hook) the
 // temporary file is removed and an existing store at the target is untouched.
 //
-// Memory: the buffers hold every event until finish() (about 40 bytes an interval plus
-// its args). Workers process at most 2 x threads tracks ahead of the writer.
+// Memory: buffers hold events until they pass the budget, then go to a SpillFile; at
+// finish() each track is reloaded just before it is tiled. Workers process at most
+// 2 x threads tracks ahead of the writer, so peak memory is about the budget plus a few
+// tracks (one track must fit in memory).
 
 #include "model/lod_grid.h"
 #include "storage/progress.h"
@@ -25,6 +27,8 @@
 
 namespace strata::storage {
 
+class SpillFile;
+
 struct StoreBuildOptions
 {
     int threads = 2;
@@ -33,6 +37,8 @@ struct StoreBuildOptions
     std::int64_t abortAfterTiles = -1;
     /// Called with tracks written / tracks in all.
     ProgressFn progress;
+    /// Events buffered beyond this go to a spill file next to the store (spill_file.h).
+    std::size_t memoryBudgetBytes = std::size_t(1) << 30;
 };
 
 class StoreBuilder : public TraceSink
@@ -67,6 +73,7 @@ public:
 private:
     TrackBuffer& buffer(model::TrackId track);
     void noteTime(model::TimeNs startNs, model::TimeNs endNs);
+    void account(std::size_t bytes);
 
     std::filesystem::path m_target;
     std::filesystem::path m_temp;
@@ -78,6 +85,8 @@ private:
     std::vector<std::pair<model::StackId, model::StringId>> m_stacks;
     std::map<std::pair<model::StackId, model::StringId>, model::StackId> m_stackIds;
     std::uint64_t m_events = 0;
+    std::size_t m_bufferedBytes = 0;
+    std::unique_ptr<SpillFile> m_spill;
     model::TimeNs m_minNs = 0;
     model::TimeNs m_maxNs = 0;
     bool m_finished = false;

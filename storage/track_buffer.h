@@ -15,6 +15,7 @@ namespace strata::storage {
 
 struct StoreBuilder::TrackBuffer
 {
+    std::uint32_t intervalsSeen = 0;  ///< arrival counter: the next interval's seq
     std::vector<model::Interval> intervals;  ///< seq = arrival index
     ArgsColumn intervalArgs;
     std::vector<model::Instant> instants;

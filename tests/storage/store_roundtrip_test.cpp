@@ -107,6 +107,20 @@ TEST_CASE("the same input gives a byte-identical store", "[store]")
     CHECK(readBytes(buildStore(other, dir / "c.strata")) != a);
 }
 
+TEST_CASE("a build that spills to disk gives the same store as one in memory", "[store][spill]")
+{
+    storage::MemoryTrace trace;
+    test::makeRandomTrace({.seed = 17, .threads = 4, .intervalsPerThread = 20000}, trace);
+    test::TempDir dir;
+    const std::string inMemory = readBytes(buildStore(trace, dir / "memory.strata"));
+    storage::StoreBuildOptions tight;
+    tight.memoryBudgetBytes = 64 << 10;  // spills every ~1000 events
+    const std::string spilled = readBytes(buildStore(trace, dir / "spilled.strata", tight));
+    CHECK(spilled == inMemory);
+    // Only the two stores remain: no spill or temporary file.
+    CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 2);
+}
+
 TEST_CASE("a failed build leaves no file and keeps the old store", "[store]")
 {
     storage::MemoryTrace trace;
@@ -127,6 +141,11 @@ TEST_CASE("a failed build leaves no file and keeps the old store", "[store]")
     // A cancel from the progress callback cleans up the same way.
     storage::StoreBuildOptions cancel;
     cancel.progress = [](std::uint64_t done, std::uint64_t) { return done < 2; };
+    CHECK_THROWS(buildStore(changed, dir / "new.strata", cancel));
+    CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);
+
+    // Also when it had spilled to disk.
+    cancel.memoryBudgetBytes = 64 << 10;
     CHECK_THROWS(buildStore(changed, dir / "new.strata", cancel));
     CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);
 }
