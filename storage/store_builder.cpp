@@ -308,6 +308,11 @@ void StoreBuilder::finish()
             auto insertStats = db.prepare("INSERT INTO track_stats VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
             std::int64_t tilesWritten = 0;
             std::map<model::StringId, std::pair<std::int64_t, model::TimeNs>> categories;
+            if (m_spill) {
+                // Everything to disk first: while tracks are tiled, memory holds only them.
+                for (std::size_t track = 0; track < m_tracks.size(); ++track)
+                    m_spill->spill(static_cast<model::TrackId>(track), *m_tracks[track]);
+            }
             TrackPipeline pipeline(m_tracks, m_spill.get(), grid, m_options.zstdLevel, m_options.threads);
             for (std::size_t track = 0; track < m_tracks.size(); ++track) {
                 const TrackTiles out = pipeline.take(track);
