@@ -35,7 +35,7 @@ struct LodGrid
     int factorLog2 = 2;
     int levels = 1;  ///< summary levels 1..levels
 
-    /// Buckets per summary tile.
+    /// Cells per summary tile (and the span unit of the top level).
     static constexpr int kBucketsPerTile = 1024;
 
     /// Grid for a trace of this span: levels reach the point where one tile holds it all.

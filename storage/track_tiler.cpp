@@ -54,22 +54,21 @@ std::int64_t bucketOf(const FullIntervalCell& c) { return c.cell.bucket; }
 std::int64_t bucketOf(const CounterPiece& c) { return c.cell.bucket; }
 std::int64_t bucketOf(const InstantCell& c) { return c.bucket; }
 
-/// Groups summary cells (sorted by bucket) into tiles of kBucketsPerTile buckets.
+/// Groups summary cells (sorted by bucket) into tiles of at most kCellsPerSummaryTile
+/// cells, each spanning its first to its last bucket. A count rather than a fixed time
+/// span: sparse levels (a sampled call stack every few ms at a 256 ns grid) would
+/// otherwise give one tile per cell.
 template<typename Cell, typename Encode>
 void cutSummary(std::vector<TileRow>& out, TileKind kind, int level, const model::LodGrid& grid,
                 const std::vector<Cell>& cells, Encode encode)
 {
-    std::size_t first = 0;
-    while (first < cells.size()) {
-        const std::int64_t idx = model::floorDiv(bucketOf(cells[first]), model::LodGrid::kBucketsPerTile);
-        std::size_t last = first;
-        while (last < cells.size()
-               && model::floorDiv(bucketOf(cells[last]), model::LodGrid::kBucketsPerTile) == idx)
-            ++last;
-        const TimeNs t0 = idx * grid.tileNs(level);
-        out.push_back({{kind, level, idx, t0, t0 + grid.tileNs(level), static_cast<std::int64_t>(last - first)},
+    constexpr std::size_t kCellsPerSummaryTile = model::LodGrid::kBucketsPerTile;
+    const TimeNs w = grid.bucketNs(level);
+    for (std::size_t first = 0, idx = 0; first < cells.size(); first += kCellsPerSummaryTile, ++idx) {
+        const std::size_t last = std::min(cells.size(), first + kCellsPerSummaryTile);
+        out.push_back({{kind, level, static_cast<std::int64_t>(idx), bucketOf(cells[first]) * w,
+                        (bucketOf(cells[last - 1]) + 1) * w, static_cast<std::int64_t>(last - first)},
                        encode(std::span<const Cell>(cells.data() + first, last - first))});
-        first = last;
     }
 }
 
