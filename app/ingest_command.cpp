@@ -4,6 +4,7 @@
 #include "storage/chrome_json_importer.h"
 #include "storage/format_detect.h"
 #include "storage/input_error.h"
+#include "storage/paraver_importer.h"
 #include "storage/store_builder.h"
 
 #include <algorithm>
@@ -48,14 +49,16 @@ int ingestCommand(const Args& args)
             throw storage::InputError::atByte(input.string(), 0,
                                               "expected a trace (Chrome/Kineto JSON, Paraver, nsys, ncu, counters "
                                               "CSV, folded stacks, perf script, OTF2): format not recognised");
-        if (format != storage::TraceFormat::Chrome)
+        if (format != storage::TraceFormat::Chrome && format != storage::TraceFormat::Paraver)
             throw storage::InputError(input.string() + ": format '" + std::string(storage::formatName(format))
                                       + "' detected; it is not supported yet");
     }
-    // Several files are ranks of one run: align them on the earliest origin.
+    // Several Chrome files are ranks of one run: align them on the earliest origin.
     std::optional<model::TimeNs> origin;
     if (inputs.size() > 1) {
         for (const std::filesystem::path input : inputs) {
+            if (!forced && storage::detectFormat(input) != storage::TraceFormat::Chrome)
+                continue;
             if (const auto o = storage::chromeTraceOriginNs(input))
                 origin = origin ? std::min(*origin, *o) : *o;
         }
@@ -63,6 +66,13 @@ int ingestCommand(const Args& args)
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         const std::filesystem::path input = inputs[i];
         ProgressBar readBar("reading " + input.filename().string());
+        if ((forced ? *forced : storage::detectFormat(input)) == storage::TraceFormat::Paraver) {
+            const storage::ParaverImportStats stats = storage::importParaver(input, builder, readBar.callback());
+            for (const std::string& warning : stats.warnings)
+                std::fprintf(stderr, "%s: warning: %s\n", input.c_str(), warning.c_str());
+            sources += (sources.empty() ? "" : ";") + input.string();
+            continue;
+        }
         storage::ChromeImportOptions importOptions;
         if (inputs.size() > 1)
             importOptions.rank = static_cast<int>(i);
