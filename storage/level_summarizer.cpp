@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <unordered_map>
 
 namespace strata::storage {
 
@@ -10,129 +9,130 @@ namespace {
 
 using model::TimeNs;
 
-/// Cells of one level keyed by (bucket, depth), in first-touch order until sorted.
-class CellMap
+/// What one interval, or one entry of a finer cell, adds to a cell.
+struct Contribution
 {
-public:
-    FullIntervalCell& at(std::int64_t bucket, model::Depth depth)
-    {
-        const std::uint64_t key = (static_cast<std::uint64_t>(bucket) << 16) | depth;
-        auto [it, inserted] = m_index.try_emplace(key, m_cells.size());
-        if (inserted) {
-            FullIntervalCell& c = m_cells.emplace_back();
-            c.cell.bucket = bucket;
-            c.cell.depth = depth;
-        }
-        return m_cells[it->second];
-    }
-
-    std::vector<FullIntervalCell> take()
-    {
-        for (FullIntervalCell& c : m_cells) {
-            std::sort(c.entries.begin(), c.entries.end(), [](const Coverage& a, const Coverage& b) {
-                if (a.coverageNs != b.coverageNs)
-                    return a.coverageNs > b.coverageNs;
-                return a.name != b.name ? a.name < b.name : a.role < b.role;
-            });
-        }
-        std::sort(m_cells.begin(), m_cells.end(),
-                  [](const FullIntervalCell& a, const FullIntervalCell& b) {
-                      return a.cell.bucket != b.cell.bucket ? a.cell.bucket < b.cell.bucket
-                                                            : a.cell.depth < b.cell.depth;
-                  });
-        m_index.clear();
-        return std::move(m_cells);
-    }
-
-private:
-    std::unordered_map<std::uint64_t, std::size_t> m_index;
-    std::vector<FullIntervalCell> m_cells;
+    std::int64_t bucket;
+    TimeNs coverageNs;
+    TimeNs longestStartNs;
+    TimeNs longestDurationNs;  ///< -1: carries no longest event
+    model::StringId name;
+    model::StringId longestName;
+    std::uint32_t count;
+    model::Depth depth;
+    model::Role role;
 };
 
-void addCoverage(std::vector<Coverage>& entries, model::StringId name, model::Role role,
-                 TimeNs ns)
-{
-    for (Coverage& e : entries) {
-        if (e.name == name && e.role == role) {
-            e.coverageNs += ns;
-            return;
-        }
-    }
-    entries.push_back({name, role, ns});
-}
-
-void offerLongest(FullIntervalCell& full, TimeNs startNs, TimeNs durationNs, model::StringId name)
-{
-    // Longer wins; among equals the earlier start, so the result is order independent.
-    IntervalCell& cell = full.cell;
-    const bool empty = !full.touched;
-    full.touched = true;
-    if (empty || durationNs > cell.longestDurationNs
-        || (durationNs == cell.longestDurationNs && startNs < cell.longestStartNs)) {
-        cell.longestStartNs = startNs;
-        cell.longestDurationNs = durationNs;
-        cell.longestName = name;
-    }
-}
-
-void addInterval(CellMap& cells, const model::Interval& e, TimeNs bucketNs)
+void addInterval(std::vector<Contribution>& out, const model::Interval& e, TimeNs bucketNs)
 {
     const std::int64_t first = model::floorDiv(e.startNs, bucketNs);
     const std::int64_t last = e.endNs > e.startNs ? model::floorDiv(e.endNs - 1, bucketNs) : first;
     for (std::int64_t b = first; b <= last; ++b) {
-        FullIntervalCell& c = cells.at(b, e.depth);
         const TimeNs lo = std::max(e.startNs, b * bucketNs);
         const TimeNs hi = std::min(e.endNs, (b + 1) * bucketNs);
-        addCoverage(c.entries, e.name, e.role, hi - lo);
-        if (b == first)
-            ++c.cell.count;
-        offerLongest(c, e.startNs, e.durationNs(), e.name);
+        out.push_back({b, hi - lo, e.startNs, e.durationNs(), e.name, e.name, b == first ? 1u : 0u, e.depth,
+                       e.role});
     }
+}
+
+/// Longer wins; among equals the earlier start, so the result is order independent.
+bool longer(TimeNs durationNs, TimeNs startNs, const IntervalCell& than)
+{
+    return durationNs > than.longestDurationNs
+           || (durationNs == than.longestDurationNs && startNs < than.longestStartNs);
+}
+
+IntervalSummaryTile reduce(std::vector<Contribution>& parts, TimeNs bucketNs)
+{
+    std::sort(parts.begin(), parts.end(), [](const Contribution& a, const Contribution& b) {
+        if (a.bucket != b.bucket)
+            return a.bucket < b.bucket;
+        if (a.depth != b.depth)
+            return a.depth < b.depth;
+        return a.name != b.name ? a.name < b.name : a.role < b.role;
+    });
+    IntervalSummaryTile level;
+    level.bucketNs = bucketNs;
+    for (std::size_t i = 0; i < parts.size();) {
+        IntervalCell cell;
+        cell.bucket = parts[i].bucket;
+        cell.depth = parts[i].depth;
+        cell.longestDurationNs = -1;
+        cell.firstEntry = static_cast<std::uint32_t>(level.entries.size());
+        for (; i < parts.size() && parts[i].bucket == cell.bucket && parts[i].depth == cell.depth; ++i) {
+            const Contribution& p = parts[i];
+            cell.count += p.count;
+            if (p.longestDurationNs >= 0 && longer(p.longestDurationNs, p.longestStartNs, cell)) {
+                cell.longestStartNs = p.longestStartNs;
+                cell.longestDurationNs = p.longestDurationNs;
+                cell.longestName = p.longestName;
+            }
+            Coverage* last = level.entries.size() > cell.firstEntry ? &level.entries.back() : nullptr;
+            if (last && last->name == p.name && last->role == p.role)
+                last->coverageNs += p.coverageNs;
+            else
+                level.entries.push_back({p.name, p.role, p.coverageNs});
+        }
+        cell.entryCount = static_cast<std::uint32_t>(level.entries.size() - cell.firstEntry);
+        std::sort(level.entries.begin() + cell.firstEntry, level.entries.end(), [](const Coverage& a, const Coverage& b) {
+            if (a.coverageNs != b.coverageNs)
+                return a.coverageNs > b.coverageNs;
+            return a.name != b.name ? a.name < b.name : a.role < b.role;
+        });
+        level.cells.push_back(cell);
+    }
+    std::vector<Contribution>().swap(parts);
+    return level;
 }
 
 } // namespace
 
-std::vector<std::vector<FullIntervalCell>> summarizeIntervals(
-    const model::LodGrid& grid, std::span<const model::Interval> sortedIntervals)
+std::vector<IntervalSummaryTile> summarizeIntervals(const model::LodGrid& grid,
+                                                    std::span<const model::Interval> sortedIntervals)
 {
-    std::vector<std::vector<FullIntervalCell>> levels(grid.levels);
+    std::vector<IntervalSummaryTile> levels(grid.levels);
     // Intervals by band, so that level k+1 can add band k in one pass.
     std::vector<std::vector<const model::Interval*>> bands(grid.levels + 1);
     for (const model::Interval& e : sortedIntervals)
         bands[grid.bandOf(e.durationNs())].push_back(&e);
 
+    std::vector<Contribution> parts;
     for (int level = 1; level <= grid.levels; ++level) {
-        CellMap cells;
         if (level > 1) {
-            for (const FullIntervalCell& child : levels[level - 2]) {
-                FullIntervalCell& c = cells.at(child.cell.bucket >> grid.factorLog2, child.cell.depth);
-                c.cell.count += child.cell.count;
-                for (const Coverage& e : child.entries)
-                    addCoverage(c.entries, e.name, e.role, e.coverageNs);
-                offerLongest(c, child.cell.longestStartNs, child.cell.longestDurationNs,
-                             child.cell.longestName);
+            const IntervalSummaryTile& finer = levels[level - 2];
+            for (const IntervalCell& child : finer.cells) {
+                const std::int64_t bucket = child.bucket >> grid.factorLog2;
+                for (std::uint32_t k = 0; k < child.entryCount; ++k) {
+                    const Coverage& e = finer.entries[child.firstEntry + k];
+                    // The cell's count and longest event ride on its first entry.
+                    parts.push_back({bucket, e.coverageNs, child.longestStartNs,
+                                     k == 0 ? child.longestDurationNs : -1, e.name, child.longestName,
+                                     k == 0 ? child.count : 0u, child.depth, e.role});
+                }
             }
         }
         for (const model::Interval* e : bands[level - 1])
-            addInterval(cells, *e, grid.bucketNs(level));
-        levels[level - 1] = cells.take();
+            addInterval(parts, *e, grid.bucketNs(level));
+        std::vector<const model::Interval*>().swap(bands[level - 1]);
+        levels[level - 1] = reduce(parts, grid.bucketNs(level));
     }
     return levels;
 }
 
-IntervalSummaryTile truncatedTile(std::span<const FullIntervalCell> cells, model::TimeNs bucketNs)
+IntervalSummaryTile truncatedTile(const IntervalSummaryTile& full, std::size_t firstCell, std::size_t lastCell)
 {
     IntervalSummaryTile tile;
-    tile.bucketNs = bucketNs;
-    tile.cells.reserve(cells.size());
-    for (const FullIntervalCell& full : cells) {
-        IntervalCell cell = full.cell;
+    tile.bucketNs = full.bucketNs;
+    tile.cells.reserve(lastCell - firstCell);
+    for (std::size_t c = firstCell; c < lastCell; ++c) {
+        IntervalCell cell = full.cells[c];
+        const auto entries = std::span(full.entries).subspan(cell.firstEntry, cell.entryCount);
         cell.firstEntry = static_cast<std::uint32_t>(tile.entries.size());
-        const std::size_t kept = std::min<std::size_t>(full.entries.size(), kTopNamesPerCell);
-        tile.entries.insert(tile.entries.end(), full.entries.begin(), full.entries.begin() + kept);
+        const std::size_t kept = std::min<std::size_t>(entries.size(), kTopNamesPerCell);
+        tile.entries.insert(tile.entries.end(), entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(kept));
         std::array<TimeNs, model::kRoleCount> other{};
-        for (std::size_t i = kept; i < full.entries.size(); ++i)
-            other[static_cast<std::size_t>(full.entries[i].role)] += full.entries[i].coverageNs;
+        for (std::size_t i = kept; i < entries.size(); ++i)
+            other[static_cast<std::size_t>(entries[i].role)] += entries[i].coverageNs;
         for (model::Role role : model::kAllRoles) {
             if (other[static_cast<std::size_t>(role)] > 0)
                 tile.entries.push_back({kOtherNames, role, other[static_cast<std::size_t>(role)]});

@@ -5,7 +5,9 @@
 // Intervals: level 1 aggregates the intervals shorter than bucketNs(1) (band 0); level
 // k+1 merges F cells of level k and adds the band-k intervals, which are shorter than
 // bucketNs(k+1). Each step is exact (coverage adds up), so every level equals what a
-// direct computation from the raw events gives. Cost: O(n + cells) per track.
+// direct computation from the raw events gives. Each level is built from a flat list
+// of contributions (one per cell entry below, one per interval and bucket it touches),
+// sorted and reduced: O(m log m) time, about 48 bytes a contribution, no hash maps.
 //
 // Counters: each level is computed from "pieces" (samples at level 1, the cells of the
 // level below above it), filling the gaps between pieces with the value in effect, so
@@ -21,14 +23,6 @@
 
 namespace strata::storage {
 
-/// An interval cell with all its names (the store keeps the top few; see truncated()).
-struct FullIntervalCell
-{
-    IntervalCell cell;  ///< firstEntry/entryCount unused here
-    std::vector<Coverage> entries;  ///< sorted by decreasing coverage, then name, role
-    bool touched = false;  ///< some interval touched it (longest* are valid)
-};
-
 struct CounterPiece
 {
     CounterCell cell;
@@ -37,9 +31,11 @@ struct CounterPiece
     double integral = 0;  ///< value x ns over [startNs, endNs)
 };
 
-/// Levels 1..grid.levels of intervals sorted by (start, seq). Element k-1 is level k.
-std::vector<std::vector<FullIntervalCell>> summarizeIntervals(
-    const model::LodGrid& grid, std::span<const model::Interval> sortedIntervals);
+/// Levels 1..grid.levels of intervals sorted by (start, seq). Element k-1 is level k,
+/// with every name of every cell (entries sorted by decreasing coverage, then name and
+/// role); the store keeps the top few (truncatedTile).
+std::vector<IntervalSummaryTile> summarizeIntervals(const model::LodGrid& grid,
+                                                    std::span<const model::Interval> sortedIntervals);
 
 /// Levels 1..grid.levels of counter samples sorted by time.
 std::vector<std::vector<CounterPiece>> summarizeCounters(
@@ -49,8 +45,9 @@ std::vector<std::vector<CounterPiece>> summarizeCounters(
 std::vector<std::vector<InstantCell>> summarizeInstants(
     const model::LodGrid& grid, std::span<const model::Instant> sortedInstants);
 
-/// The stored form of cells: the top kTopNamesPerCell names, the rest merged per role
-/// into kOtherNames entries; entries appended to `entries`.
-IntervalSummaryTile truncatedTile(std::span<const FullIntervalCell> cells, model::TimeNs bucketNs);
+/// The stored form of cells [firstCell, lastCell) of a full level: the top
+/// kTopNamesPerCell names of each, the rest merged per role into kOtherNames entries.
+IntervalSummaryTile truncatedTile(const IntervalSummaryTile& full, std::size_t firstCell,
+                                  std::size_t lastCell);
 
 } // namespace strata::storage

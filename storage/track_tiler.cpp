@@ -50,7 +50,7 @@ void cutExact(std::vector<TileRow>& out, TileKind kind, int level, const std::ve
     }
 }
 
-std::int64_t bucketOf(const FullIntervalCell& c) { return c.cell.bucket; }
+std::int64_t bucketOf(const IntervalCell& c) { return c.bucket; }
 std::int64_t bucketOf(const CounterPiece& c) { return c.cell.bucket; }
 std::int64_t bucketOf(const InstantCell& c) { return c.bucket; }
 
@@ -68,7 +68,7 @@ void cutSummary(std::vector<TileRow>& out, TileKind kind, int level, const model
         const std::size_t last = std::min(cells.size(), first + kCellsPerSummaryTile);
         out.push_back({{kind, level, static_cast<std::int64_t>(idx), bucketOf(cells[first]) * w,
                         (bucketOf(cells[last - 1]) + 1) * w, static_cast<std::int64_t>(last - first)},
-                       encode(std::span<const Cell>(cells.data() + first, last - first))});
+                       encode(first, last)});
     }
 }
 
@@ -131,12 +131,13 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
             shortEvents[level] += static_cast<std::int64_t>(bands[band].size());
     }
     out.stats.intervalLevel = finestUsefulLevel(
-        grid.levels, [&](int l) { return static_cast<std::int64_t>(levels[l - 1].size()); },
+        grid.levels, [&](int l) { return static_cast<std::int64_t>(levels[l - 1].cells.size()); },
         [&](int l) { return shortEvents[l]; });
     for (int level = out.stats.intervalLevel; level <= grid.levels; ++level) {
-        cutSummary(out.tiles, TileKind::IntervalSummary, level, grid, levels[level - 1],
-                   [zstdLevel, bucketNs = grid.bucketNs(level)](std::span<const FullIntervalCell> cells) {
-                       return encodeTile(truncatedTile(cells, bucketNs), zstdLevel);
+        const IntervalSummaryTile& full = levels[level - 1];
+        cutSummary(out.tiles, TileKind::IntervalSummary, level, grid, full.cells,
+                   [&full, zstdLevel](std::size_t first, std::size_t last) {
+                       return encodeTile(truncatedTile(full, first, last), zstdLevel);
                    });
     }
     out.stats.intervals = static_cast<std::int64_t>(events.size());
@@ -173,8 +174,8 @@ void tileInstants(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
         [&](int) { return static_cast<std::int64_t>(sorted.size()); });
     for (int level = out.stats.instantLevel; level <= grid.levels; ++level) {
         cutSummary(out.tiles, TileKind::InstantSummary, level, grid, levels[level - 1],
-                   [zstdLevel](std::span<const InstantCell> cells) {
-                       return encodeTile(InstantSummaryTile{{cells.begin(), cells.end()}}, zstdLevel);
+                   [&cells = levels[level - 1], zstdLevel](std::size_t first, std::size_t last) {
+                       return encodeTile(InstantSummaryTile{{cells.begin() + first, cells.begin() + last}}, zstdLevel);
                    });
     }
     out.stats.instants = static_cast<std::int64_t>(sorted.size());
@@ -198,10 +199,10 @@ void tileCounters(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
         [&](int) { return static_cast<std::int64_t>(samples.size()); });
     for (int level = out.stats.counterLevel; level <= grid.levels; ++level) {
         cutSummary(out.tiles, TileKind::CounterSummary, level, grid, levels[level - 1],
-                   [zstdLevel](std::span<const CounterPiece> pieces) {
+                   [&pieces = levels[level - 1], zstdLevel](std::size_t first, std::size_t last) {
                        CounterSummaryTile tile;
-                       for (const CounterPiece& p : pieces)
-                           tile.cells.push_back(p.cell);
+                       for (std::size_t i = first; i < last; ++i)
+                           tile.cells.push_back(pieces[i].cell);
                        return encodeTile(tile, zstdLevel);
                    });
     }

@@ -78,17 +78,21 @@ TEST_CASE("every interval level equals a direct computation from the raw events"
     for (int level = 1; level <= grid.levels; ++level) {
         INFO("level " << level);
         const ExpectedLevel expected = bruteForce(events, grid, level);
-        const auto& cells = levels[level - 1];
-        REQUIRE(cells.size() == expected.size());
-        for (const storage::FullIntervalCell& c : cells) {
-            const auto it = expected.find({c.cell.bucket, c.cell.depth});
+        const storage::IntervalSummaryTile& cells = levels[level - 1];
+        REQUIRE(cells.cells.size() == expected.size());
+        for (const storage::IntervalCell& c : cells.cells) {
+            const auto it = expected.find({c.bucket, c.depth});
             REQUIRE(it != expected.end());
             std::map<CoverageKey, TimeNs> got;
-            for (const storage::Coverage& e : c.entries)
+            for (std::uint32_t k = 0; k < c.entryCount; ++k) {
+                const storage::Coverage& e = cells.entries[c.firstEntry + k];
                 got[{e.name, e.role}] += e.coverageNs;
+                if (k > 0)  // entries by decreasing coverage
+                    CHECK(cells.entries[c.firstEntry + k - 1].coverageNs >= e.coverageNs);
+            }
             CHECK(got == it->second.coverage);
-            CHECK(c.cell.count == it->second.count);
-            CHECK(c.cell.longestDurationNs == it->second.longestNs);
+            CHECK(c.count == it->second.count);
+            CHECK(c.longestDurationNs == it->second.longestNs);
         }
     }
 }
