@@ -87,15 +87,35 @@ IntervalSummaryTile reduce(std::vector<Contribution>& parts, TimeNs bucketNs)
 
 } // namespace
 
+std::vector<std::size_t> groupByBand(const model::LodGrid& grid, std::vector<model::Interval>& intervals)
+{
+    // A counting sort: stable, one extra copy at a time.
+    std::vector<std::size_t> starts(grid.levels + 2, 0);
+    for (const model::Interval& e : intervals)
+        ++starts[grid.bandOf(e.durationNs()) + 1];
+    for (std::size_t b = 1; b < starts.size(); ++b)
+        starts[b] += starts[b - 1];
+    std::vector<std::size_t> next(starts.begin(), starts.end() - 1);
+    std::vector<model::Interval> grouped(intervals.size());
+    for (const model::Interval& e : intervals)
+        grouped[next[grid.bandOf(e.durationNs())]++] = e;
+    intervals.swap(grouped);
+    return starts;
+}
+
 std::vector<IntervalSummaryTile> summarizeIntervals(const model::LodGrid& grid,
                                                     std::span<const model::Interval> sortedIntervals)
 {
-    std::vector<IntervalSummaryTile> levels(grid.levels);
-    // Intervals by band, so that level k+1 can add band k in one pass.
-    std::vector<std::vector<const model::Interval*>> bands(grid.levels + 1);
-    for (const model::Interval& e : sortedIntervals)
-        bands[grid.bandOf(e.durationNs())].push_back(&e);
+    std::vector<model::Interval> byBand(sortedIntervals.begin(), sortedIntervals.end());
+    const std::vector<std::size_t> starts = groupByBand(grid, byBand);
+    return summarizeIntervals(grid, byBand, starts);
+}
 
+std::vector<IntervalSummaryTile> summarizeIntervals(const model::LodGrid& grid,
+                                                    std::span<const model::Interval> byBand,
+                                                    std::span<const std::size_t> bandStarts)
+{
+    std::vector<IntervalSummaryTile> levels(grid.levels);
     std::vector<Contribution> parts;
     for (int level = 1; level <= grid.levels; ++level) {
         if (level > 1) {
@@ -111,9 +131,9 @@ std::vector<IntervalSummaryTile> summarizeIntervals(const model::LodGrid& grid,
                 }
             }
         }
-        for (const model::Interval* e : bands[level - 1])
-            addInterval(parts, *e, grid.bucketNs(level));
-        std::vector<const model::Interval*>().swap(bands[level - 1]);
+        // Band level-1 is shorter than a bucket of this level: it joins here.
+        for (std::size_t i = bandStarts[level - 1]; i < bandStarts[level]; ++i)
+            addInterval(parts, byBand[i], grid.bucketNs(level));
         levels[level - 1] = reduce(parts, grid.bucketNs(level));
     }
     return levels;

@@ -36,6 +36,15 @@ struct CounterPiece
 /// role); the store keeps the top few (truncatedTile).
 std::vector<IntervalSummaryTile> summarizeIntervals(const model::LodGrid& grid,
                                                     std::span<const model::Interval> sortedIntervals);
+/// The same from intervals already grouped by duration band: band b is
+/// byBand[bandStarts[b], bandStarts[b + 1]), each in (start, seq) order. No copy made.
+std::vector<IntervalSummaryTile> summarizeIntervals(const model::LodGrid& grid,
+                                                    std::span<const model::Interval> byBand,
+                                                    std::span<const std::size_t> bandStarts);
+
+/// Groups intervals sorted by (start, seq) by duration band, keeping that order within
+/// each band; returns the band starts (grid.levels + 2 offsets).
+std::vector<std::size_t> groupByBand(const model::LodGrid& grid, std::vector<model::Interval>& intervals);
 
 /// Levels 1..grid.levels of counter samples sorted by time.
 std::vector<std::vector<CounterPiece>> summarizeCounters(

@@ -38,7 +38,7 @@ struct StoreBuildOptions
     /// Called with tracks written / tracks in all.
     ProgressFn progress;
     /// Events buffered beyond this go to a spill file next to the store (spill_file.h).
-    std::size_t memoryBudgetBytes = std::size_t(768) << 20;
+    std::size_t memoryBudgetBytes = std::size_t(512) << 20;
 };
 
 class StoreBuilder : public TraceSink

@@ -33,7 +33,7 @@ void assignDepths(std::vector<model::Interval>& sorted)
 
 /// Cuts `rows` (already in time order) into tiles of kEventsPerTile.
 template<typename Row, typename Tile, typename Fill, typename Start, typename End>
-void cutExact(std::vector<TileRow>& out, TileKind kind, int level, const std::vector<Row>& rows,
+void cutExact(std::vector<TileRow>& out, TileKind kind, int level, std::span<const Row> rows,
               int zstdLevel, Fill fill, Start start, End end)
 {
     for (std::size_t first = 0, idx = 0; first < rows.size(); first += kEventsPerTile, ++idx) {
@@ -96,16 +96,16 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
     });
     assignDepths(events);
 
-    std::vector<std::vector<model::Interval>> bands(grid.levels + 1);
     for (const model::Interval& e : events) {
-        bands[grid.bandOf(e.durationNs())].push_back(e);
         out.stats.maxDepth = std::max<int>(out.stats.maxDepth, e.depth);
         auto& totals = out.stats.categories[e.category];
         ++totals.first;
         totals.second += e.durationNs();
     }
+    const std::vector<std::size_t> bandStarts = groupByBand(grid, events);
     for (int band = 0; band <= grid.levels; ++band) {
-        const auto& rows = bands[band];
+        const std::span<const model::Interval> rows(events.data() + bandStarts[band],
+                                                    bandStarts[band + 1] - bandStarts[band]);
         if (rows.empty())
             continue;
         BandStats stats{band, static_cast<std::int64_t>(rows.size()), 0};
@@ -124,12 +124,11 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
     release(buf.intervalArgs.ends);
     std::string().swap(buf.intervalArgs.bytes);
 
-    const auto levels = summarizeIntervals(grid, events);
+    const auto levels = summarizeIntervals(grid, events, bandStarts);
+    // Events shorter than a bucket of level l: bands 0..l-1.
     std::vector<std::int64_t> shortEvents(grid.levels + 2, 0);
-    for (int band = 0; band <= grid.levels; ++band) {
-        for (int level = band + 1; level <= grid.levels; ++level)
-            shortEvents[level] += static_cast<std::int64_t>(bands[band].size());
-    }
+    for (int level = 1; level <= grid.levels; ++level)
+        shortEvents[level] = static_cast<std::int64_t>(bandStarts[level]);
     out.stats.intervalLevel = finestUsefulLevel(
         grid.levels, [&](int l) { return static_cast<std::int64_t>(levels[l - 1].cells.size()); },
         [&](int l) { return shortEvents[l]; });
