@@ -33,12 +33,13 @@ void printProgress(const bench::Metric& m)
 
 int benchCommand(const Args& args)
 {
-    ArgParser p(args, {"--events", "--queries"}, {"--quick", "--json"});
+    ArgParser p(args, {"--events", "--queries"}, {"--quick", "--json", "--no-ingest"});
     bench::BenchOptions options;
     options.quick = p.flag("--quick");
     if (p.value("--events"))
         options.eventCounts = {p.integer("--events", 0, 1000, 1'000'000'000)};
     options.queries = static_cast<int>(p.integer("--queries", 400, 10, 100000));
+    options.ingest = !p.flag("--no-ingest");
     const bool json = p.flag("--json");
     const auto metrics = bench::runStoreBench(options, json ? printJsonLine : printProgress);
     if (json)

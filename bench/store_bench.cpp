@@ -1,5 +1,7 @@
 #include "bench/store_bench.h"
 
+#include "storage/chrome_json_importer.h"
+#include "storage/chrome_json_writer.h"
 #include "storage/store_builder.h"
 #include "storage/store_reader.h"
 #include "storage/synthetic_trace.h"
@@ -206,6 +208,36 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
         peakRss = std::max({peakRss, build[2], query[3]});
         p50s.push_back(query[1]);
         std::filesystem::remove(store);
+    }
+    // Ingest: a Kineto-style JSON file of about 500 MB (170 MB with --quick), parsed,
+    // tiled, compressed and written, end to end.
+    if (options.ingest) {
+        const long long events = options.quick ? 1'000'000 : 3'000'000;
+        const std::string caseName = options.quick ? "chrome-170MB" : "chrome-500MB";
+        const std::filesystem::path json = dir / "trace.json";
+        const std::filesystem::path store = dir / "ingested.strata";
+        inChild([&] {
+            storage::ChromeJsonWriter writer(json);
+            storage::SynthOptions synth;
+            synth.events = static_cast<std::uint64_t>(events);
+            synth.ranks = 8;
+            storage::generateSyntheticTrace(synth, writer);
+            writer.finish();
+            return std::vector<double>{};
+        });
+        const double jsonBytes = static_cast<double>(std::filesystem::file_size(json));
+        const auto ingest = inChild([&] {
+            const auto start = Clock::now();
+            storage::StoreBuilder builder(store);
+            storage::importChromeJson(json, builder);
+            builder.finish();
+            return std::vector<double>{msSince(start), static_cast<double>(builder.eventCount()), peakRssMb()};
+        });
+        emit({"ingest_chrome_mb_per_s", jsonBytes / 1e6 / (ingest[0] / 1000.0), "MB/s", caseName});
+        emit({"ingest_chrome_events_per_s", ingest[1] / (ingest[0] / 1000.0), "events/s", caseName});
+        emit({"ingest_peak_rss_mb", ingest[2], "MB", caseName});
+        emit({"ingest_store_to_json_ratio", static_cast<double>(std::filesystem::file_size(store)) / jsonBytes,
+              "ratio", caseName});
     }
     std::filesystem::remove_all(dir);
     if (p50s.size() >= 2) {

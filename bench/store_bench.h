@@ -24,6 +24,7 @@ struct BenchOptions
     bool quick = false;
     std::vector<long long> eventCounts;  ///< default: 1M, 10M and 100M (not with quick)
     int queries = 400;
+    bool ingest = true;  ///< also time a Chrome JSON ingest end to end
 };
 
 /// Runs the benchmark; `report` is called with each metric as soon as it is known.
