@@ -3,6 +3,8 @@
 #include "storage/gzip_reader.h"
 #include "storage/input_error.h"
 
+#include "storage/text_util.h"
+
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -28,20 +30,7 @@ bool isHexDigit(char c)
     return std::isxdigit(static_cast<unsigned char>(c)) != 0;
 }
 
-bool isDigits(std::string_view s)
-{
-    return !s.empty()
-        && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
-std::string_view trim(std::string_view s)
-{
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-        s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-        s.remove_suffix(1);
-    return s;
-}
 
 std::string lower(std::string_view s)
 {

@@ -2,6 +2,8 @@
 
 #include "storage/input_error.h"
 
+#include "storage/text_util.h"
+
 #include <cctype>
 #include <charconv>
 #include <fstream>
@@ -11,14 +13,6 @@ namespace strata::storage {
 
 namespace {
 
-std::string_view trim(std::string_view s)
-{
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-        s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-        s.remove_suffix(1);
-    return s;
-}
 
 /// Reads a non-negative integer at the start of `s` and removes it; false when none.
 bool takeInt(std::string_view& s, std::int64_t& out)

@@ -10,6 +10,7 @@
 #include "storage/paraver_pcf.h"
 #include "storage/trace_sink.h"
 
+#include "tests/support/counting_sink.h"
 #include "tests/support/temp_dir.h"
 #include <catch2/catch.hpp>
 #include <zlib.h>
@@ -78,31 +79,7 @@ std::string importError(const std::string& prvText)
 const std::string kHeader = "#Paraver (01/02/2023 at 10:00):1000_ns:1(2):1:1(2:1),0\n";
 
 /// A sink that keeps only counts: for timing the parser alone.
-class CountingSink : public storage::TraceSink
-{
-public:
-    model::StringTable& strings() override { return m_strings; }
-    model::TrackId addTrack(
-        model::TrackId, model::ResourceKind, std::string, std::int64_t, std::string) override
-    {
-        return m_tracks++;
-    }
-    void setMeta(std::string, std::string) override {}
-    void addInterval(model::TrackId, const model::Interval&, std::string_view) override
-    {
-        ++events;
-    }
-    void addInstant(model::TrackId, const model::Instant&, std::string_view) override { ++events; }
-    void addCounterSample(model::TrackId, const model::CounterSample&) override { ++events; }
-    void addFlow(model::TrackId, const model::Flow&) override { ++events; }
-    model::StackId internStack(model::StackId, model::StringId) override { return 0; }
-    void addStackSample(model::TrackId, const model::StackSample&) override { ++events; }
-    std::uint64_t events = 0;
-
-private:
-    model::StringTable m_strings;
-    model::TrackId m_tracks = 0;
-};
+using test::CountingSink;
 
 }  // namespace
 
