@@ -19,7 +19,7 @@ constexpr const char* kUsage = R"(usage:
   strata metrics STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream]
   strata render STORE -o OUT.png|OUT.svg [--view timeline|flame|counters|metrics|window] [--window T0:T1] [--tracks REGEX] [--size WxH]
   strata cut STORE -o OUT.strata|OUT.json|OUT.prv [--window T0:T1] [--tracks REGEX] [--filter EXPR]
-  strata synth -o OUT.json|OUT.json.gz|OUT.strata --events N [--ranks R] [--seed S]
+  strata synth -o OUT.json|OUT.json.gz|OUT.prv|OUT.strata --events N [--ranks R] [--seed S]
   strata bench [--quick] [--json]
   strata [FILE]          # the GUI
 Times accept units: 12.5ms, 300us, 42ns, 2s (plain numbers are ns).

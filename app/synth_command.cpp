@@ -2,6 +2,7 @@
 #include "app/commands.h"
 #include "app/progress_bar.h"
 #include "storage/chrome_json_writer.h"
+#include "storage/paraver_writer.h"
 #include "storage/store_builder.h"
 #include "storage/synthetic_trace.h"
 
@@ -15,7 +16,8 @@ int synthCommand(const Args& args)
     ArgParser p(args, {"-o", "--output", "--events", "--ranks", "--seed"}, {});
     const auto output = p.value("-o") ? p.value("-o") : p.value("--output");
     if (!output || !p.positional().empty())
-        throw UsageError{"synth needs -o OUT.json|OUT.json.gz|OUT.strata and no other argument"};
+        throw UsageError{
+            "synth needs -o OUT.json|OUT.json.gz|OUT.prv|OUT.strata and no other argument"};
     storage::SynthOptions options;
     options.events = static_cast<std::uint64_t>(p.integer("--events", 100000, 1, 10'000'000'000LL));
     options.ranks = static_cast<int>(p.integer("--ranks", 4, 1, 100000));
@@ -32,8 +34,13 @@ int synthCommand(const Args& args)
         storage::ChromeJsonWriter writer(path);
         storage::generateSyntheticTrace(options, writer, bar.callback());
         writer.finish();
+    } else if (endsWith(".prv")) {
+        // Paraver: X.prv plus X.pcf and X.row beside it.
+        storage::ParaverWriter writer(path);
+        storage::generateSyntheticTrace(options, writer, bar.callback());
+        writer.finish();
     } else {
-        throw UsageError{"synth writes .json, .json.gz or .strata, not '" + path + "'"};
+        throw UsageError{"synth writes .json, .json.gz, .prv or .strata, not '" + path + "'"};
     }
     std::fprintf(stderr, "wrote %s (%.1f MB)\n", path.c_str(), std::filesystem::file_size(path) / 1e6);
     return kExitOk;
