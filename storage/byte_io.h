@@ -116,6 +116,7 @@ public:
         return s;
     }
     bool atEnd() const { return m_p == m_end; }
+    std::uint64_t remaining() const { return static_cast<std::uint64_t>(m_end - m_p); }
 
 private:
     void need(std::uint64_t n) const

@@ -89,11 +89,13 @@ RawTile unwrap(TileKind expected, std::string_view payload)
     return raw;
 }
 
-std::uint64_t rowCount(ByteReader& in)
+/// A row count, checked against the bytes left: every row takes at least
+/// `minBytesPerRow`, so a corrupted count cannot make the decoder allocate gigabytes.
+std::uint64_t rowCount(ByteReader& in, std::uint64_t minBytesPerRow)
 {
     const std::uint64_t n = in.varint();
-    if (n > kMaxRows)
-        throw CorruptTile("tile claims too many rows");
+    if (n > kMaxRows || n * minBytesPerRow > in.remaining())
+        throw CorruptTile("tile claims more rows than it holds");
     return n;
 }
 
@@ -210,11 +212,11 @@ IntervalTile decodeIntervalTile(std::string_view payload)
     ByteReader in(raw);
     IntervalTile tile;
     auto& ev = tile.events;
-    ev.resize(rowCount(in));
+    ev.resize(rowCount(in, 8));
     readTimes(in, ev, [](model::Interval& e, model::TimeNs t) { e.startNs = t; });
     for (auto& e : ev) {
         const std::uint64_t d = in.varint();
-        if (d > static_cast<std::uint64_t>(INT64_MAX - e.startNs))
+        if (static_cast<__int128>(e.startNs) + d > INT64_MAX)
             throw CorruptTile("tile holds an interval ending after the end of time");
         e.endNs = e.startNs + static_cast<model::TimeNs>(d);
     }
@@ -253,7 +255,7 @@ InstantTile decodeInstantTile(std::string_view payload)
     const RawTile raw = unwrap(TileKind::Instants, payload);
     ByteReader in(raw);
     InstantTile tile;
-    tile.events.resize(rowCount(in));
+    tile.events.resize(rowCount(in, 4));
     readTimes(in, tile.events, [](model::Instant& e, model::TimeNs t) { e.timeNs = t; });
     for (auto& e : tile.events)
         e.name = decodeId(in);
@@ -280,7 +282,7 @@ CounterTile decodeCounterTile(std::string_view payload)
     const RawTile raw = unwrap(TileKind::Counters, payload);
     ByteReader in(raw);
     CounterTile tile;
-    tile.samples.resize(rowCount(in));
+    tile.samples.resize(rowCount(in, 9));
     readTimes(in, tile.samples, [](model::CounterSample& s, model::TimeNs t) { s.timeNs = t; });
     for (auto& s : tile.samples)
         s.value = in.f64();
@@ -312,7 +314,7 @@ FlowTile decodeFlowTile(std::string_view payload)
     const RawTile raw = unwrap(TileKind::Flows, payload);
     ByteReader in(raw);
     FlowTile tile;
-    tile.flows.resize(rowCount(in));
+    tile.flows.resize(rowCount(in, 6));
     readTimes(in, tile.flows, [](model::Flow& f, model::TimeNs t) { f.fromNs = t; });
     for (auto& f : tile.flows)
         f.toTrack = decodeId(in);
@@ -344,7 +346,7 @@ SampleTile decodeSampleTile(std::string_view payload)
     const RawTile raw = unwrap(TileKind::Samples, payload);
     ByteReader in(raw);
     SampleTile tile;
-    tile.samples.resize(rowCount(in));
+    tile.samples.resize(rowCount(in, 2));
     readTimes(in, tile.samples, [](model::StackSample& s, model::TimeNs t) { s.timeNs = t; });
     for (auto& s : tile.samples)
         s.stack = decodeId(in);
@@ -394,7 +396,7 @@ IntervalSummaryTile decodeIntervalSummaryTile(std::string_view payload)
     tile.bucketNs = static_cast<model::TimeNs>(in.varint());
     if (tile.bucketNs <= 0 || tile.bucketNs > (model::TimeNs(1) << 56))
         throw CorruptTile("summary tile has an impossible bucket width");
-    cells.resize(rowCount(in));
+    cells.resize(rowCount(in, 7));
     readTimes(in, cells, [](IntervalCell& c, model::TimeNs t) { c.bucket = t; });
     for (auto& c : cells)
         c.depth = decodeDepth(in);
@@ -416,7 +418,7 @@ IntervalSummaryTile decodeIntervalSummaryTile(std::string_view payload)
         c.entryCount = decodeId(in);
         nextEntry += c.entryCount;
     }
-    tile.entries.resize(rowCount(in));
+    tile.entries.resize(rowCount(in, 3));
     if (nextEntry != tile.entries.size())
         throw CorruptTile("summary tile cells and entries disagree");
     for (auto& e : tile.entries)
@@ -448,7 +450,7 @@ InstantSummaryTile decodeInstantSummaryTile(std::string_view payload)
     const RawTile raw = unwrap(TileKind::InstantSummary, payload);
     ByteReader in(raw);
     InstantSummaryTile tile;
-    tile.cells.resize(rowCount(in));
+    tile.cells.resize(rowCount(in, 4));
     readTimes(in, tile.cells, [](InstantCell& c, model::TimeNs t) { c.bucket = t; });
     for (auto& c : tile.cells)
         c.count = decodeId(in);
@@ -485,7 +487,7 @@ CounterSummaryTile decodeCounterSummaryTile(std::string_view payload)
     const RawTile raw = unwrap(TileKind::CounterSummary, payload);
     ByteReader in(raw);
     CounterSummaryTile tile;
-    tile.cells.resize(rowCount(in));
+    tile.cells.resize(rowCount(in, 35));
     readTimes(in, tile.cells, [](CounterCell& c, model::TimeNs t) { c.bucket = t; });
     for (auto& c : tile.cells)
         c.count = decodeId(in);
@@ -526,7 +528,7 @@ std::vector<TileIndexEntry> decodeTileIndex(std::string_view payload)
 {
     const RawTile raw = unwrap(TileKind::TrackIndex, payload);
     ByteReader in(raw);
-    std::vector<TileIndexEntry> entries(rowCount(in));
+    std::vector<TileIndexEntry> entries(rowCount(in, 7));
     for (auto& e : entries) {
         const std::uint8_t kind = in.u8();
         if (kind < 1 || kind > 8)
