@@ -5,7 +5,6 @@
 #include "storage/sqlite_db.h"
 
 #include <cstdio>
-#include <malloc.h>
 #include <exception>
 #include <string_view>
 
@@ -25,20 +24,10 @@ constexpr const char* kUsage = R"(usage:
 Times accept units: 12.5ms, 300us, 42ns, 2s (plain numbers are ns).
 )";
 
-/// Query results are vectors of a few MB, made and dropped every frame. With glibc's
-/// defaults each one is a fresh mmap whose pages fault in and are zeroed by the kernel;
-/// keeping them in the heap halves a warm whole-run query (6.4 -> 3.0 ms on a 10M store).
-void keepLargeAllocationsInTheHeap()
-{
-    mallopt(M_MMAP_THRESHOLD, 256 << 20);
-    mallopt(M_TRIM_THRESHOLD, 512 << 20);
-}
-
 } // namespace
 
 int runCli(int argc, char** argv)
 {
-    keepLargeAllocationsInTheHeap();
     Args args(argv + 1, argv + argc);
     const std::string command = args.empty() ? std::string() : args.front();
     const Args rest = args.empty() ? Args() : Args(args.begin() + 1, args.end());

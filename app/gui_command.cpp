@@ -1,3 +1,4 @@
+#include "app/allocator_tuning.h"
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/main_window.h"
@@ -55,6 +56,7 @@ int guiCommand(const Args& args, int argc, char** argv)
     if (args.size() > 1)
         throw UsageError{"the GUI takes at most one FILE"};
     const std::filesystem::path path = args.empty() ? demoStore() : std::filesystem::path(args[0]);
+    keepLargeAllocationsInTheHeap();
     auto store = std::make_unique<storage::StoreReader>(path);
 
     if (!haveDisplay()) {

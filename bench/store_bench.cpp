@@ -1,5 +1,7 @@
 #include "bench/store_bench.h"
 
+#include "app/allocator_tuning.h"
+
 #include "storage/chrome_json_importer.h"
 #include "storage/chrome_json_writer.h"
 #include "storage/store_builder.h"
@@ -185,6 +187,7 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
         emit({"build_peak_rss_mb", build[2], "MB", caseName});
 
         const auto query = inChild([&] {
+            app::keepLargeAllocationsInTheHeap();  // as the GUI does
             const auto openStart = Clock::now();
             storage::StoreReader reader(store);
             const auto tracks = viewportTracks(reader);
