@@ -8,6 +8,7 @@ namespace strata::app {
 ProgressBar::ProgressBar(std::string label)
     : m_label(std::move(label))
     , m_enabled(::isatty(STDERR_FILENO) != 0)
+    , m_start(std::chrono::steady_clock::now())
 {
 }
 
@@ -31,7 +32,14 @@ bool ProgressBar::update(std::uint64_t done, std::uint64_t total)
     const int filled = static_cast<int>(fraction * kWidth);
     std::string bar(static_cast<std::size_t>(filled), '#');
     bar.resize(kWidth, '.');
-    std::fprintf(stderr, "\r\033[K%s [%s] %5.1f%%", m_label.c_str(), bar.c_str(), 100.0 * fraction);
+    // Rate and time left from the average since the start.
+    const double seconds = std::chrono::duration<double>(now - m_start).count();
+    const double rate = seconds > 0 ? static_cast<double>(done) / seconds : 0;
+    char eta[32] = "";
+    if (rate > 0 && done < total)
+        std::snprintf(eta, sizeof eta, " ETA %.0fs", static_cast<double>(total - done) / rate);
+    std::fprintf(stderr, "\r\033[K%s [%s] %5.1f%%  %.1f M/s%s", m_label.c_str(), bar.c_str(), 100.0 * fraction,
+                 rate / 1e6, eta);
     std::fflush(stderr);
     return true;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // A terminal progress bar on stderr, drawn only when stderr is a TTY (CI logs stay
-// clean). Redraws at most ~10 times a second.
+// clean): fraction done, rate (units of the caller's counts per second: bytes, events)
+// and the time left. Redraws at most ~10 times a second.
 
 #include "storage/progress.h"
 
@@ -24,6 +25,7 @@ private:
     std::string m_label;
     bool m_enabled;
     bool m_drawn = false;
+    std::chrono::steady_clock::time_point m_start;
     std::chrono::steady_clock::time_point m_last;
 };
 
