@@ -108,3 +108,33 @@ TEST_CASE("without a display, strata renders the demo to a PNG and prints its fi
         png = png || (entry.path().extension() == ".png" && std::filesystem::file_size(entry.path()) > 10000);
     CHECK(png);
 }
+
+TEST_CASE("real Kineto traces ingest with the counts their README gives", "[cli][real]")
+{
+    const auto oneGpu = test::realTrace("h100/kineto_gpt_train_1gpu.json.gz");
+    if (oneGpu.empty())
+        return;  // the shared real-trace folder is not here
+    test::TempDir dir;
+    const auto store = (dir / "1gpu.strata").string();
+    REQUIRE(test::runStrata({"ingest", oneGpu.string(), "-o", store}).exitCode == 0);
+    const std::string info = test::runStrata({"info", "--json", store}).out;
+    CHECK(field(info, "interval") == "32148");
+    CHECK(field(info, "instant") == "4698");
+    CHECK(field(info, "flow") == "3490");  // s/f pairs with both ends (README: 3,493 s / 3,806 f)
+    CHECK_THAT(info, Catch::Contains("\"cpu_op\":{\"count\":14916,"));
+    CHECK_THAT(info, Catch::Contains("\"python_function\":{\"count\":12580,"));
+    CHECK_THAT(info, Catch::Contains("\"kernel\":{\"count\":1820,\"total_ns\":41612003}"));
+
+    // The four DDP ranks in one store: every rank's intervals, kernel time summed.
+    std::vector<std::string> args = {"ingest"};
+    for (int r = 0; r < 4; ++r)
+        args.push_back(test::realTrace("h100/kineto_ddp_rank" + std::to_string(r) + ".json.gz").string());
+    const auto ddp = (dir / "ddp.strata").string();
+    args.insert(args.end(), {"-o", ddp});
+    REQUIRE(test::runStrata(args).exitCode == 0);
+    const std::string ddpInfo = test::runStrata({"info", "--json", ddp}).out;
+    CHECK(field(ddpInfo, "interval") == std::to_string(10384 + 10411 + 10695 + 10719));
+    CHECK_THAT(ddpInfo, Catch::Contains("\"kernel\":{\"count\":4139,\"total_ns\":38655643}"));
+    // Aligned on the earliest baseTimeNanoseconds: the run spans a few hundred ms, not hours.
+    CHECK(std::stoll(field(ddpInfo, "span_ns")) < 1'000'000'000);
+}
