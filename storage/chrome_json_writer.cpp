@@ -537,23 +537,31 @@ void ChromeJsonWriter::setMeta(std::string key, std::string value)
     m_meta[std::move(key)] = std::move(value);
 }
 
-void ChromeJsonWriter::addInterval(
-    TrackId track, const model::Interval& interval, std::string_view args)
+void ChromeJsonWriter::beginSlice(
+    TrackId track, std::string_view phase, model::StringId category, model::StringId name, model::TimeNs tsNs)
 {
     trackAt(track);
     ensureOpen();
     locate(track);
-    const std::string& category = escaped(interval.category);
-    const std::string& name = escaped(interval.name);
+    const std::string& escapedCategory = escaped(category);
+    const std::string& escapedName = escaped(name);
     beginEvent();
-    m_buffer += "{\"ph\":\"X\",\"cat\":\"";
-    m_buffer += category;
+    m_buffer += "{\"ph\":";
+    m_buffer += phase;
+    m_buffer += ",\"cat\":\"";
+    m_buffer += escapedCategory;
     m_buffer += "\",\"name\":\"";
-    m_buffer += name;
+    m_buffer += escapedName;
     m_buffer += '"';
     writePidTid(m_tracks[track]);
     m_buffer += ",\"ts\":";
-    appendMicros(m_buffer, interval.startNs);
+    appendMicros(m_buffer, tsNs);
+}
+
+void ChromeJsonWriter::addInterval(
+    TrackId track, const model::Interval& interval, std::string_view args)
+{
+    beginSlice(track, "\"X\"", interval.category, interval.name, interval.startNs);
     m_buffer += ",\"dur\":";
     appendMicros(m_buffer, std::max<model::TimeNs>(0, interval.endNs - interval.startNs));
     writeArgs(args);
@@ -564,20 +572,7 @@ void ChromeJsonWriter::addInterval(
 void ChromeJsonWriter::addInstant(
     TrackId track, const model::Instant& instant, std::string_view args)
 {
-    trackAt(track);
-    ensureOpen();
-    locate(track);
-    const std::string& category = escaped(instant.category);
-    const std::string& name = escaped(instant.name);
-    beginEvent();
-    m_buffer += "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"";
-    m_buffer += category;
-    m_buffer += "\",\"name\":\"";
-    m_buffer += name;
-    m_buffer += '"';
-    writePidTid(m_tracks[track]);
-    m_buffer += ",\"ts\":";
-    appendMicros(m_buffer, instant.timeNs);
+    beginSlice(track, "\"i\",\"s\":\"t\"", instant.category, instant.name, instant.timeNs);
     writeArgs(args);
     m_buffer += '}';
     flushIfFull();

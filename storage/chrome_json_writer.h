@@ -106,6 +106,9 @@ private:
     void writeThreadMeta(
         std::int64_t pid, std::int64_t tid, const std::string& escapedName, std::int64_t sortIndex);
     void writePidTid(const TrackState& track);
+    /// Opens an X or i event: `{"ph":PHASE,"cat":..,"name":..,"pid":..,"tid":..,"ts":..`.
+    void beginSlice(model::TrackId track, std::string_view phase, model::StringId category,
+        model::StringId name, model::TimeNs tsNs);
     void writeArgs(std::string_view args);
     const std::string& escaped(model::StringId id);
 

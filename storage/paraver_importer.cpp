@@ -157,6 +157,20 @@ private:
     {
         throw InputError::atLine(m_file, m_lineNumber, what);
     }
+    /// Reads the leading numeric fields of a record (field 2 on, after the record type),
+    /// failing with the field's name and the record's layout.
+    template<std::size_t N>
+    std::array<std::int64_t, N> readFields(const char*& p, const char* end,
+        const std::array<const char*, N>& names, const char* layout) const
+    {
+        std::array<std::int64_t, N> f {};
+        for (std::size_t i = 0; i < N; ++i) {
+            if (p == end || !nextInt(p, end, f[i]))
+                fail(std::string("expected ") + names[i] + " (a number) as field "
+                    + std::to_string(i + 2) + layout);
+        }
+        return f;
+    }
 
     std::filesystem::path m_path;
     std::string m_file;
@@ -439,12 +453,7 @@ void Importer::handleState(const char* p, const char* end)
         " of a state record 1:cpu:appl:task:thread:begin:end:state";
     static constexpr std::array<const char*, 7> kNames = { "cpu", "appl", "task", "thread", "begin",
         "end", "state" };
-    std::array<std::int64_t, 7> f {};
-    for (std::size_t i = 0; i < f.size(); ++i) {
-        if (p == end || !nextInt(p, end, f[i]))
-            fail(std::string("expected ") + kNames[i] + " (a number) as field "
-                + std::to_string(i + 2) + kLayout);
-    }
+    const auto f = readFields(p, end, kNames, kLayout);
     if (p != end || end[-1] == ':')
         fail(std::string("expected 8 fields") + kLayout);
     const std::uint32_t thread = threadIndex(f[1], f[2], f[3]);
@@ -486,12 +495,7 @@ void Importer::handleEvent(const char* p, const char* end)
         " of an event record 2:cpu:appl:task:thread:time:type:value[:type:value...]";
     static constexpr std::array<const char*, 5> kNames = { "cpu", "appl", "task", "thread",
         "time" };
-    std::array<std::int64_t, 5> f {};
-    for (std::size_t i = 0; i < f.size(); ++i) {
-        if (p == end || !nextInt(p, end, f[i]))
-            fail(std::string("expected ") + kNames[i] + " (a number) as field "
-                + std::to_string(i + 2) + kLayout);
-    }
+    const auto f = readFields(p, end, kNames, kLayout);
     const std::uint32_t thread = threadIndex(f[1], f[2], f[3]);
     const TimeNs time = toNs(f[4], "event time");
     if (p == end)
@@ -678,12 +682,7 @@ void Importer::handleCommunication(const char* p, const char* end)
     static constexpr std::array<const char*, 14> kNames = { "cpu", "appl", "task", "thread",
         "logical send", "physical send", "cpu", "appl", "task", "thread", "logical receive",
         "physical receive", "size", "tag" };
-    std::array<std::int64_t, 14> f {};
-    for (std::size_t i = 0; i < f.size(); ++i) {
-        if (p == end || !nextInt(p, end, f[i]))
-            fail(std::string("expected ") + kNames[i] + " (a number) as field "
-                + std::to_string(i + 2) + kLayout);
-    }
+    const auto f = readFields(p, end, kNames, kLayout);
     if (p != end || end[-1] == ':')
         fail(std::string("expected 15 fields") + kLayout);
     const std::uint32_t from = threadIndex(f[1], f[2], f[3]);
