@@ -1,8 +1,10 @@
 #include "model/time_units.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <utility>
 
 namespace strata::model {
 
@@ -102,6 +104,27 @@ std::optional<TimeRange> parseTimeRange(std::string_view text)
     if (!start || !end || *start >= *end)
         return std::nullopt;
     return TimeRange{*start, *end};
+}
+
+std::string formatTimestamp(TimeNs ns, TimeNs resolutionNs)
+{
+    const TimeNs magnitude = ns < 0 ? -ns : ns;
+    const auto [unitNs, unit] = magnitude >= kNsPerS    ? std::pair<TimeNs, const char*>(kNsPerS, "s")
+                                : magnitude >= kNsPerMs ? std::pair<TimeNs, const char*>(kNsPerMs, "ms")
+                                : magnitude >= kNsPerUs ? std::pair<TimeNs, const char*>(kNsPerUs, "us")
+                                                        : std::pair<TimeNs, const char*>(1, "ns");
+    int decimals = 0;
+    for (TimeNs r = std::max<TimeNs>(1, resolutionNs); r < unitNs && decimals < 9; r *= 10)
+        ++decimals;
+    // Integer arithmetic: a double would blur the last digits of large absolute times.
+    const TimeNs whole = magnitude / unitNs;
+    TimeNs fraction = magnitude % unitNs;
+    std::string text = (ns < 0 ? "-" : "") + std::to_string(whole);
+    if (decimals > 0) {
+        std::string digits = std::to_string(unitNs + fraction).substr(1);  // zero-padded
+        text += "." + digits.substr(0, static_cast<std::size_t>(decimals));
+    }
+    return text + unit;
 }
 
 std::string formatDuration(TimeNs ns)

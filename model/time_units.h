@@ -38,6 +38,9 @@ std::optional<TimeRange> parseTimeRange(std::string_view text);
 /// Formats a duration with an adaptive unit and at most 4 significant digits:
 /// "812ns", "12.5us", "3.21ms", "42.0s".
 std::string formatDuration(TimeNs ns);
+/// A point in time with enough decimals to tell apart points `resolutionNs` apart, in
+/// the unit of its magnitude: formatTimestamp(142300125, 1000) = "142.3001ms".
+std::string formatTimestamp(TimeNs ns, TimeNs resolutionNs);
 
 /// Parses a decimal number of `unitNs` nanoseconds ("4501783126066.206" us) straight
 /// into integer ns without passing through a double, rounding to nearest. Returns

@@ -28,4 +28,71 @@ QColor colorForRole(model::Role role)
     return kColors[static_cast<std::size_t>(role)];
 }
 
+Palette::Palette(const model::StringTable& strings, const std::map<std::string, std::string>& meta)
+    : m_strings(&strings)
+{
+    constexpr std::string_view kPrefix = "paraver.state_color.";
+    for (auto it = meta.lower_bound(std::string(kPrefix)); it != meta.end() && it->first.starts_with(kPrefix); ++it) {
+        const QColor color(QString::fromStdString(it->second));
+        if (color.isValid())
+            m_traceColors.emplace(it->first.substr(kPrefix.size()), color);
+    }
+}
+
+QColor Palette::named(model::StringId id) const
+{
+    const std::string_view text = m_strings ? m_strings->text(id) : std::string_view();
+    if (!m_traceColors.empty()) {
+        if (const auto it = m_traceColors.find(std::string(text)); it != m_traceColors.end())
+            return it->second;
+    }
+    return colorForName(text);
+}
+
+QColor Palette::interval(model::StringId name, model::StringId category, model::Role role) const
+{
+    switch (m_mode) {
+    case ColorBy::Name: return named(name);
+    case ColorBy::Category:
+        m_categoryOfName.emplace(name, category);
+        return named(category);
+    case ColorBy::Role: return colorForRole(role);
+    }
+    return named(name);
+}
+
+QColor Palette::coverage(model::StringId name, model::Role role) const
+{
+    switch (m_mode) {
+    case ColorBy::Name: return named(name);
+    case ColorBy::Category:
+        if (const auto it = m_categoryOfName.find(name); it != m_categoryOfName.end())
+            return named(it->second);
+        return colorForRole(role);
+    case ColorBy::Role: return colorForRole(role);
+    }
+    return named(name);
+}
+
+std::string Palette::key(model::StringId name, model::StringId category, model::Role role) const
+{
+    switch (m_mode) {
+    case ColorBy::Name: return std::string(m_strings ? m_strings->text(name) : "");
+    case ColorBy::Category: return std::string(m_strings ? m_strings->text(category) : "");
+    case ColorBy::Role: return std::string(model::roleName(role));
+    }
+    return {};
+}
+
+QColor Palette::keyColor(std::string_view key) const
+{
+    if (m_mode == ColorBy::Role) {
+        if (const auto role = model::parseRole(key))
+            return colorForRole(*role);
+    }
+    if (const auto it = m_traceColors.find(std::string(key)); it != m_traceColors.end())
+        return it->second;
+    return colorForName(key);
+}
+
 } // namespace strata::views

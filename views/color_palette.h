@@ -1,17 +1,53 @@
 #pragma once
 // Stable colours: a name gets the same colour in every session and every store (a hash
 // of its text picks a hue), and roles have fixed colours like Paraver's state palette.
+// A Palette colours events by name, category or role, and takes the colours a trace
+// brings along (a Paraver .pcf's state colours, stored as meta "paraver.state_color.NAME").
 
 #include "model/role.h"
+#include "model/string_table.h"
 
 #include <QColor>
 
+#include <map>
+#include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace strata::views {
 
 /// A saturated, readable colour from the name's text.
 QColor colorForName(std::string_view name);
 QColor colorForRole(model::Role role);
+
+enum class ColorBy { Name, Category, Role };
+
+class Palette
+{
+public:
+    Palette() = default;
+    /// Reads the trace's own colours from the store's meta.
+    Palette(const model::StringTable& strings, const std::map<std::string, std::string>& meta);
+
+    ColorBy mode() const { return m_mode; }
+    void setMode(ColorBy mode) { m_mode = mode; }
+
+    /// An exact interval's colour; remembers name → category for summary cells.
+    QColor interval(model::StringId name, model::StringId category, model::Role role) const;
+    /// A summary cell's colour (cells know the name and role, not the category: the
+    /// category of a name seen as an exact interval is used, else the role's colour).
+    QColor coverage(model::StringId name, model::Role role) const;
+    /// The legend key of an interval: its name, category or role, as text.
+    std::string key(model::StringId name, model::StringId category, model::Role role) const;
+    QColor keyColor(std::string_view key) const;
+
+private:
+    QColor named(model::StringId id) const;
+
+    const model::StringTable* m_strings = nullptr;
+    ColorBy m_mode = ColorBy::Name;
+    std::unordered_map<std::string, QColor> m_traceColors;
+    mutable std::unordered_map<model::StringId, model::StringId> m_categoryOfName;
+};
 
 } // namespace strata::views

@@ -1,20 +1,30 @@
 #pragma once
-// TimelineRenderer paints one frame of the timeline: a time ruler, a label column and
-// one row per track, from what the store's viewport query returns for the window.
+// TimelineRenderer paints one frame of the timeline: a time ruler, a label column with
+// the resource tree, and one row per track, from what the store's viewport query
+// returned (TimelineData). Fetching and painting are separate so the widget can query
+// on a worker thread and paint whatever it has:
 //
-//   frame (window, size) -> query(visible rows, window, plot width) -> paint
+//   fetchTimeline(store, visible tracks, window, plot width) -> TimelineData   (any thread)
+//   renderer.paint(painter, frame, data, highlights)                          (GUI thread)
 //
-// Exact intervals are drawn as boxes in their name's colour, one lane per depth, with
-// their name when it fits. Summary cells (sub-pixel intervals folded by the store) are
-// drawn as columns in the colour of their dominant name, shaded by how much of the
-// bucket is covered, so a zoomed-out trace reads like Paraver's timeline. Counters are
-// a min/max envelope with the mean line. Cost: one query plus O(pixels x rows).
+// The data may be for another window than the frame (a pan or zoom not fetched yet):
+// everything is placed by absolute time, so it is drawn stretched until finer data
+// arrives. Exact intervals are boxes in their colour, one lane per depth, with their
+// name when it fits. Summary cells (sub-pixel intervals folded by the store) are drawn
+// as columns in the colour of their dominant name, shaded by how much of the column is
+// covered, so a zoomed-out trace reads like Paraver's timeline. Counters are a min/max
+// envelope. Cost: O(pixels x rows) plus the exact events in the window.
 
 #include "storage/store_reader.h"
+#include "views/color_palette.h"
 #include "views/timeline_layout.h"
 
 #include <QImage>
 #include <QPainter>
+
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace strata::views {
 
@@ -29,6 +39,54 @@ struct TimelineFrame
 
     int plotWidthPx() const { return std::max(1, widthPx - labelWidthPx); }
     double pxPerNs() const { return static_cast<double>(plotWidthPx()) / static_cast<double>(window.durationNs()); }
+    /// Widget x of a time (unclamped).
+    double xOf(model::TimeNs t) const { return labelWidthPx + (t - window.startNs) * pxPerNs(); }
+    /// Time at widget x.
+    model::TimeNs timeAt(double x) const
+    {
+        return window.startNs + static_cast<model::TimeNs>((x - labelWidthPx) / pxPerNs());
+    }
+    /// Widget y of the top of a row.
+    int rowTop(const TimelineRow& row) const { return rulerHeightPx + row.topPx - scrollPx; }
+};
+
+/// What the store returned for the rows of one window.
+struct TimelineData
+{
+    model::TimeRange window;
+    int plotWidthPx = 0;
+    std::vector<storage::TrackSlice> slices;
+    double queryMs = 0;
+
+    const storage::TrackSlice* slice(model::TrackId track) const;
+
+private:
+    friend TimelineData fetchTimeline(storage::StoreReader&, std::vector<model::TrackId>, model::TimeRange, int);
+    std::unordered_map<model::TrackId, std::size_t> m_index;
+};
+
+/// Queries the store for `tracks` (thread-safe: StoreReader serialises its callers).
+TimelineData fetchTimeline(storage::StoreReader& store, std::vector<model::TrackId> tracks,
+                           model::TimeRange window, int plotWidthPx);
+
+/// The tracks of the rows a frame shows (group headers excluded).
+std::vector<model::TrackId> visibleTracks(const TimelineLayout& layout, const TimelineFrame& frame);
+
+/// An interval picked on a track.
+struct PickedInterval
+{
+    model::TrackId track = model::kNoTrack;
+    model::Interval interval;
+};
+
+/// What is drawn over the events: selection, search matches, range, cursor.
+struct TimelineHighlights
+{
+    std::optional<PickedInterval> selection;
+    std::unordered_set<model::StringId> matches;  ///< names found by search
+    std::optional<model::TimeRange> range;  ///< a selected time range
+    std::optional<model::TimeNs> cursorNs;
+    bool flows = true;  ///< draw flows (launch -> kernel) when few enough are in view
 };
 
 struct FrameTimings
@@ -43,22 +101,42 @@ public:
     explicit TimelineRenderer(storage::StoreReader& store);
 
     const TimelineLayout& layout() const { return m_layout; }
-    void paint(QPainter& painter, const TimelineFrame& frame);
+    void setLayoutOptions(const LayoutOptions& options);
+    const LayoutOptions& layoutOptions() const { return m_layoutOptions; }
+    Palette& palette() { return m_palette; }
+    const Palette& palette() const { return m_palette; }
+
+    void paint(QPainter& painter, const TimelineFrame& frame, const TimelineData& data,
+               const TimelineHighlights& highlights = {});
+    /// Queries the frame's window on this thread, then paints it.
+    void paint(QPainter& painter, const TimelineFrame& frame, const TimelineHighlights& highlights = {});
     const FrameTimings& lastTimings() const { return m_timings; }
 
 private:
     void paintRuler(QPainter& p, const TimelineFrame& f) const;
+    void paintLabels(QPainter& p, const TimelineFrame& f) const;
     void paintIntervals(QPainter& p, const TimelineFrame& f, const TimelineRow& row,
-                        const storage::TrackSlice& slice) const;
+                        const storage::TrackSlice& slice, const TimelineHighlights& h) const;
+    void paintCells(QPainter& p, const TimelineFrame& f, const TimelineRow& row, const storage::TrackSlice& slice,
+                    const TimelineHighlights& h) const;
     void paintCounter(QPainter& p, const TimelineFrame& f, const TimelineRow& row,
                       const storage::TrackSlice& slice) const;
+    void paintFlows(QPainter& p, const TimelineFrame& f, const TimelineData& data, const TimelineHighlights& h) const;
+    void paintOverlays(QPainter& p, const TimelineFrame& f, const TimelineHighlights& h) const;
 
     storage::StoreReader& m_store;
+    LayoutOptions m_layoutOptions;
     TimelineLayout m_layout;
+    Palette m_palette;
     FrameTimings m_timings;
 };
 
-/// Renders the timeline of `window` (the whole run when empty) into an image.
-QImage renderTimelineImage(storage::StoreReader& store, model::TimeRange window, QSize size);
+/// Renders the timeline of `window` (the whole run when empty) into an image, exactly as
+/// the widget would show it at that size.
+QImage renderTimelineImage(storage::StoreReader& store, model::TimeRange window, QSize size,
+                           const LayoutOptions& layout = {}, ColorBy colorBy = ColorBy::Name);
+
+/// The whole run with a 1% margin each side, as "fit all" shows it.
+model::TimeRange fittedWindow(const storage::StoreReader& store);
 
 } // namespace strata::views

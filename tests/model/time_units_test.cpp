@@ -47,3 +47,15 @@ TEST_CASE("durations format with an adaptive unit", "[time]")
     CHECK(formatDuration(3'210'000) == "3.210ms");
     CHECK(formatDuration(42'000'000'000) == "42.00s");
 }
+
+TEST_CASE("timestamps show as many decimals as their resolution needs", "[time]")
+{
+    CHECK(formatTimestamp(142'300'125, 1'000) == "142.300ms");
+    CHECK(formatTimestamp(142'300'125, 1) == "142.300125ms");
+    CHECK(formatTimestamp(142'300'125, 10'000'000) == "142ms");
+    CHECK(formatTimestamp(142'300'125, 100'000) == "142.3ms");
+    CHECK(formatTimestamp(-2'264'000, 1'000'000) == "-2ms");
+    CHECK(formatTimestamp(4'501'783'126'066'206, 1) == "4501783.126066206s");
+    CHECK(formatTimestamp(999, 1) == "999ns");
+    CHECK(formatTimestamp(0, 5) == "0ns");
+}

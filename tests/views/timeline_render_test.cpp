@@ -48,13 +48,17 @@ TEST_CASE("a rendered timeline shows the known events where the store says", "[g
 
     views::TimelineRenderer renderer(store);
     const auto& rows = renderer.layout().rows;
-    REQUIRE(rows.size() == 1);
+    // The process is a group header above its thread's row.
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].group);
+    const views::TimelineRow* thread = renderer.layout().rowOf(rows[1].track);
+    REQUIRE(thread == &rows[1]);
     const views::TimelineFrame frame;  // defaults: label and ruler sizes
     const int plotLeft = frame.labelWidthPx;
     const double pxPerNs = (1200.0 - plotLeft) / 100'000'000;
-    const int laneHeight = views::TimelineLayout::kLaneHeightPx;
+    const int laneHeight = renderer.layout().laneHeightPx;
     // Depth 0 is "step" (auto depth put the long interval outside), depth 1 the kernels.
-    const int kernelsY = frame.rulerHeightPx + rows[0].topPx + laneHeight + laneHeight / 2;
+    const int kernelsY = frame.rulerHeightPx + thread->topPx + laneHeight + laneHeight / 2;
     const int gemmX = plotLeft + static_cast<int>(15'000'000 * pxPerNs);
     CHECK(image.pixel(gemmX, kernelsY) == views::colorForName("gemm").rgb());
     // Between gemm and the burst: nothing at depth 1, so the background.
@@ -75,7 +79,8 @@ TEST_CASE("zooming in on the burst shows exact kernels with gaps between them", 
     // 2 us window: 20 kernels of 80 ns with 20 ns gaps, ~10 px per kernel.
     const QImage image = views::renderTimelineImage(store, {50'000'000, 50'002'000}, QSize(400, 100));
     views::TimelineFrame frame;
-    const int y = frame.rulerHeightPx + views::TimelineLayout::kLaneHeightPx * 3 / 2;
+    const views::TimelineLayout layout = views::TimelineLayout::forStore(store);
+    const int y = frame.rulerHeightPx + layout.rows.at(1).topPx + layout.laneHeightPx * 3 / 2;
     int colored = 0, background = 0;
     for (int x = frame.labelWidthPx; x < 400; ++x) {
         const QColor c(image.pixel(x, y));

@@ -1,0 +1,156 @@
+// The parts of a timeline frame drawn over or beside the interval rows: counter
+// envelopes, flow arrows, the selection, the selected range and the cursor line.
+
+#include "views/timeline_renderer.h"
+
+#include <QPainterPath>
+
+#include <cmath>
+
+namespace strata::views {
+
+namespace {
+
+/// Flows are drawn only when this few are in view: beyond, arrows are noise.
+constexpr std::size_t kMaxFlowsDrawn = 400;
+
+void drawArrow(QPainter& p, QPointF from, QPointF to)
+{
+    QPainterPath path(from);
+    const double dx = std::max(12.0, std::abs(to.x() - from.x()) / 2);
+    path.cubicTo(from + QPointF(dx, 0), to - QPointF(dx, 0), to);
+    p.drawPath(path);
+    // The curve enters its end horizontally from the left: the head points right.
+    p.drawLine(to, to + QPointF(-7, -4));
+    p.drawLine(to, to + QPointF(-7, 4));
+}
+
+} // namespace
+
+void TimelineRenderer::paintCounter(QPainter& p, const TimelineFrame& f, const TimelineRow& row,
+                                    const storage::TrackSlice& slice) const
+{
+    // Per pixel column: min and max; then one envelope line per column.
+    const int width = f.plotWidthPx();
+    std::vector<double> lo(width, NAN), hi(width, NAN);
+    auto put = [&](int x, double mn, double mx) {
+        if (x < 0 || x >= width)
+            return;
+        lo[x] = std::isnan(lo[x]) ? mn : std::min(lo[x], mn);
+        hi[x] = std::isnan(hi[x]) ? mx : std::max(hi[x], mx);
+    };
+    auto column = [&](model::TimeNs t) {
+        return static_cast<int>(std::clamp(std::floor(f.xOf(t) - f.labelWidthPx), -1.0, double(width)));
+    };
+    // Step function: each value holds until the next one.
+    auto fillSteps = [&](const auto& items, auto time, auto range) {
+        for (auto it = items.begin(); it != items.end(); ++it) {
+            const auto next = std::next(it);
+            const int x0 = std::max(0, column(time(*it)));
+            const int x1 = next == items.end() ? x0 : std::min(width - 1, column(time(*next)));
+            const auto [mn, mx] = range(*it);
+            for (int x = x0; x <= x1; ++x)
+                put(x, mn, mx);
+        }
+    };
+    if (slice.counterLevel == 0) {
+        fillSteps(slice.samples, [](const auto& s) { return s.timeNs; },
+                  [](const auto& s) { return std::pair(s.value, s.value); });
+    } else {
+        const model::TimeNs w = m_store.grid().bucketNs(slice.counterLevel);
+        fillSteps(slice.counterCells, [w](const auto& c) { return c.bucket * w; },
+                  [](const auto& c) { return std::pair(c.min, c.max); });
+    }
+    double vmin = INFINITY, vmax = -INFINITY;
+    for (int x = 0; x < width; ++x) {
+        if (!std::isnan(lo[x])) {
+            vmin = std::min(vmin, lo[x]);
+            vmax = std::max(vmax, hi[x]);
+        }
+    }
+    if (!std::isfinite(vmin))
+        return;
+    const int top = f.rowTop(row);
+    const double scale = vmax > vmin ? (row.heightPx - 4) / (vmax - vmin) : 0;
+    auto yOf = [&](double v) { return top + row.heightPx - 2 - (v - vmin) * scale; };
+    const model::TrackInfo& info = m_store.resources().track(row.track);
+    p.setPen(colorForName(info.name));
+    for (int x = 0; x < width; ++x) {
+        if (!std::isnan(lo[x]))
+            p.drawLine(QPointF(f.labelWidthPx + x, yOf(lo[x])), QPointF(f.labelWidthPx + x, yOf(hi[x]) - 0.5));
+    }
+    p.setPen(QColor(0x20, 0x20, 0x20));
+    p.drawText(QRectF(f.labelWidthPx + 4, top, 300, 12), Qt::AlignLeft | Qt::AlignTop,
+               QStringLiteral("%1 .. %2 %3")
+                   .arg(vmin, 0, 'g', 4)
+                   .arg(vmax, 0, 'g', 4)
+                   .arg(QString::fromStdString(info.unit)));
+}
+
+void TimelineRenderer::paintFlows(QPainter& p, const TimelineFrame& f, const TimelineData& data,
+                                  const TimelineHighlights& h) const
+{
+    std::size_t total = 0;
+    for (const storage::TrackSlice& s : data.slices)
+        total += s.flows.size();
+    const auto* selected = h.selection ? &*h.selection : nullptr;
+    auto touchesSelection = [&](const storage::TrackSlice& s, const model::Flow& flow) {
+        if (!selected)
+            return false;
+        const model::Interval& e = selected->interval;
+        return (s.track == selected->track && flow.fromNs >= e.startNs && flow.fromNs <= e.endNs)
+               || (flow.toTrack == selected->track && flow.toNs >= e.startNs && flow.toNs <= e.endNs);
+    };
+    const int lane = m_layout.laneHeightPx;
+    for (const storage::TrackSlice& s : data.slices) {
+        const TimelineRow* from = m_layout.rowOf(s.track);
+        for (const model::Flow& flow : s.flows) {
+            const bool emphasised = touchesSelection(s, flow);
+            if (!emphasised && total > kMaxFlowsDrawn)
+                continue;
+            const TimelineRow* to = m_layout.rowOf(flow.toTrack);
+            if (!from || !to)
+                continue;
+            const QPointF a(f.xOf(flow.fromNs), f.rowTop(*from) + lane / 2.0);
+            const QPointF b(f.xOf(flow.toNs), f.rowTop(*to) + lane / 2.0);
+            p.setPen(emphasised ? QPen(QColor(0xc0, 0x10, 0x10), 2) : QPen(QColor(0, 0, 0, 90), 1));
+            drawArrow(p, a, b);
+        }
+    }
+}
+
+void TimelineRenderer::paintOverlays(QPainter& p, const TimelineFrame& f, const TimelineHighlights& h) const
+{
+    const double top = f.rulerHeightPx;
+    const double bottom = f.heightPx;
+    if (h.range && !h.range->empty()) {
+        const double x0 = f.xOf(h.range->startNs);
+        const double x1 = f.xOf(h.range->endNs);
+        p.fillRect(QRectF(x0, top, x1 - x0, bottom - top), QColor(0x30, 0x60, 0xc0, 40));
+        p.setPen(QPen(QColor(0x30, 0x60, 0xc0), 1));
+        p.drawLine(QPointF(x0, top), QPointF(x0, bottom));
+        p.drawLine(QPointF(x1, top), QPointF(x1, bottom));
+        p.drawText(QRectF(x0 + 4, top + 2, std::max(160.0, x1 - x0), 14), Qt::AlignLeft,
+                   QString::fromStdString(model::formatDuration(h.range->durationNs())));
+    }
+    if (h.selection) {
+        if (const TimelineRow* row = m_layout.rowOf(h.selection->track)) {
+            const model::Interval& e = h.selection->interval;
+            const double x0 = f.xOf(e.startNs);
+            const double x1 = std::max(x0 + 2, f.xOf(e.endNs));
+            const int lane = m_layout.laneHeightPx;
+            p.setPen(QPen(Qt::black, 2));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(QRectF(x0 - 1, f.rowTop(*row) + e.depth * lane - 1, x1 - x0 + 2, lane + 1));
+        }
+    }
+    if (h.cursorNs) {
+        const double x = f.xOf(*h.cursorNs);
+        p.setPen(QPen(QColor(0xd0, 0x20, 0x20), 1));
+        p.drawLine(QPointF(x, top), QPointF(x, bottom));
+        p.drawText(QPointF(x + 4, bottom - 6),
+                   QString::fromStdString(model::formatDuration(*h.cursorNs)));
+    }
+}
+
+} // namespace strata::views
