@@ -80,6 +80,27 @@ void printJson(const storage::StoreReader& store, std::uintmax_t storeBytes)
     std::fputs(out.c_str(), stdout);
 }
 
+/// The import report the ingest left in the meta ("import.N.file", "import.N.ROW"):
+/// per input file, what its importer read and the anomalies it counted.
+void printImportReport(const storage::StoreReader& store)
+{
+    const auto& meta = store.allMeta();
+    for (int i = 0;; ++i) {
+        const std::string prefix = "import." + std::to_string(i) + ".";
+        const auto file = meta.find(prefix + "file");
+        if (file == meta.end())
+            return;
+        const auto format = meta.find(prefix + "format");
+        std::printf("\nimport of %s (%s)\n", file->second.c_str(),
+                    format == meta.end() ? "?" : format->second.c_str());
+        for (auto it = meta.lower_bound(prefix); it != meta.end() && it->first.starts_with(prefix); ++it) {
+            const std::string row = it->first.substr(prefix.size());
+            if (row != "file" && row != "format")
+                std::printf("  %-30s %14s\n", row.c_str(), it->second.c_str());
+        }
+    }
+}
+
 void printTable(const storage::StoreReader& store, std::uintmax_t storeBytes)
 {
     const EventTotals t = totals(store);
@@ -105,6 +126,7 @@ void printTable(const storage::StoreReader& store, std::uintmax_t storeBytes)
         std::printf("%-32s %12lld %14s\n", categoryName(store, category).c_str(),
                     static_cast<long long>(c.intervals), model::formatDuration(c.totalNs).c_str());
     }
+    printImportReport(store);
 }
 
 } // namespace

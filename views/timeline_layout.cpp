@@ -62,7 +62,7 @@ TimelineLayout TimelineLayout::forStore(const storage::StoreReader& store, const
             return shown[c] && hasEvents[c];
         });
         int childIndent = indent;
-        if (hasVisibleChildren) {
+        if (hasVisibleChildren && options.groupHeaders) {
             TimelineRow header;
             header.track = id;
             header.label = info.name;
@@ -81,7 +81,7 @@ TimelineLayout TimelineLayout::forStore(const storage::StoreReader& store, const
             row.label = info.name;
             row.indent = childIndent;
             row.counter = s.counters > 0 && s.intervals == 0;
-            row.lanes = row.counter ? 1 : std::min(kMaxLanes, s.maxDepth + 1);
+            row.lanes = row.counter ? 1 : std::clamp(s.maxDepth + 1, 1, std::min(kMaxLanes, options.maxLanes));
             row.heightPx = row.counter ? layout.counterHeightPx() : row.lanes * layout.laneHeightPx;
             place(row);
         }

@@ -33,6 +33,8 @@ struct LayoutOptions
     int laneHeightPx = 14;
     std::set<model::TrackId> collapsed;
     std::string filter;
+    bool groupHeaders = true;  ///< false: only event rows (the overview strip)
+    int maxLanes = 6;
 };
 
 struct TimelineLayout

@@ -211,6 +211,8 @@ void TimelineRenderer::paintIntervals(QPainter& p, const TimelineFrame& f, const
 
 void TimelineRenderer::paintLabels(QPainter& p, const TimelineFrame& f) const
 {
+    if (f.labelWidthPx <= 0)
+        return;
     p.fillRect(0, f.rulerHeightPx, f.labelWidthPx, f.heightPx - f.rulerHeightPx, QColor(0xfa, 0xfa, 0xfa));
     const QFontMetrics metrics(p.font());
     for (const TimelineRow& row : m_layout.rows) {
@@ -262,7 +264,8 @@ void TimelineRenderer::paint(QPainter& p, const TimelineFrame& f, const Timeline
     paintOverlays(p, f, highlights);
     p.restore();
     paintLabels(p, f);
-    paintRuler(p, f);
+    if (f.rulerHeightPx > 0)
+        paintRuler(p, f);
     m_timings.queryMs = data.queryMs;
     m_timings.paintMs = msSince(paintStart);
 }

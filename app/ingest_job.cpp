@@ -1,0 +1,140 @@
+#include "app/ingest_job.h"
+
+#include "storage/chrome_json_importer.h"
+#include "storage/input_error.h"
+#include "storage/paraver_importer.h"
+#include "storage/store_builder.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace strata::app {
+
+namespace {
+
+using storage::TraceFormat;
+
+TraceFormat formatOf(const IngestRequest& request, const std::filesystem::path& input)
+{
+    return request.format ? *request.format : storage::detectFormat(input);
+}
+
+storage::ProgressFn phase(const IngestProgress& progress, std::string name)
+{
+    if (!progress)
+        return {};
+    return [progress, name = std::move(name)](std::uint64_t done, std::uint64_t total) {
+        return progress(name, done, total);
+    };
+}
+
+/// The import report of one file, kept in the store's meta.
+class ImportReport
+{
+public:
+    ImportReport(storage::StoreBuilder& builder, std::size_t index, const std::filesystem::path& input,
+                 TraceFormat format)
+        : m_builder(builder)
+        , m_prefix("import." + std::to_string(index) + ".")
+    {
+        m_builder.setMeta(m_prefix + "file", input.string());
+        m_builder.setMeta(m_prefix + "format", std::string(storage::formatName(format)));
+    }
+    void row(std::string_view name, std::uint64_t value)
+    {
+        if (value > 0)
+            m_builder.setMeta(m_prefix + std::string(name), std::to_string(value));
+    }
+    void warnings(const std::filesystem::path& input, const std::vector<std::string>& lines, IngestSummary& summary)
+    {
+        for (const std::string& line : lines)
+            summary.warnings.push_back(input.string() + ": warning: " + line);
+        row("warnings", lines.size());
+    }
+
+private:
+    storage::StoreBuilder& m_builder;
+    std::string m_prefix;
+};
+
+} // namespace
+
+void checkInputs(const IngestRequest& request)
+{
+    for (const std::filesystem::path& input : request.inputs) {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(input, ec))
+            throw storage::InputError(input.string() + ": no such file");
+        const TraceFormat format = formatOf(request, input);
+        if (format == TraceFormat::Unknown)
+            throw storage::InputError::atByte(input.string(), 0,
+                                              "expected a trace (Chrome/Kineto JSON, Paraver, nsys, ncu, counters "
+                                              "CSV, folded stacks, perf script, OTF2): format not recognised");
+        if (format != TraceFormat::Chrome && format != TraceFormat::Paraver)
+            throw storage::InputError(input.string() + ": format '" + std::string(storage::formatName(format))
+                                      + "' detected; it is not supported yet");
+    }
+}
+
+IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& progress)
+{
+    const auto started = std::chrono::steady_clock::now();
+    checkInputs(request);
+    IngestSummary summary;
+    storage::StoreBuildOptions options;
+    options.threads = request.threads;
+    options.progress = phase(progress, "tiling");
+    storage::StoreBuilder builder(request.output, options);
+
+    // Several Chrome files are ranks of one run: align them on the earliest origin.
+    const auto& inputs = request.inputs;
+    std::optional<model::TimeNs> origin;
+    if (inputs.size() > 1) {
+        for (const std::filesystem::path& input : inputs) {
+            if (formatOf(request, input) != TraceFormat::Chrome)
+                continue;
+            if (const auto o = storage::chromeTraceOriginNs(input))
+                origin = origin ? std::min(*origin, *o) : *o;
+        }
+    }
+    std::string sources;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const std::filesystem::path& input = inputs[i];
+        summary.inputBytes += std::filesystem::file_size(input);
+        const TraceFormat format = formatOf(request, input);
+        const storage::ProgressFn reading = phase(progress, "reading " + input.filename().string());
+        ImportReport report(builder, i, input, format);
+        if (format == TraceFormat::Paraver) {
+            const storage::ParaverImportStats stats = storage::importParaver(input, builder, reading);
+            for (const auto& [name, value] : {std::pair<std::string_view, std::uint64_t>{"lines", stats.lines},
+                                              {"states", stats.states}, {"event_lines", stats.eventLines},
+                                              {"event_pairs", stats.eventPairs}, {"communications", stats.communications},
+                                              {"intervals", stats.intervals}, {"instants", stats.instants},
+                                              {"counter_samples", stats.counterSamples}, {"flows", stats.flows},
+                                              {"unmatched_ends", stats.unmatchedEnds},
+                                              {"unclosed_begins", stats.unclosedBegins},
+                                              {"ends_before_begin", stats.endsBeforeBegin},
+                                              {"truncated", stats.truncated ? 1u : 0u}})
+                report.row(name, value);
+            report.warnings(input, stats.warnings, summary);
+        } else {
+            storage::ChromeImportOptions importOptions;
+            if (inputs.size() > 1)
+                importOptions.rank = static_cast<int>(i);
+            importOptions.originNs = origin;
+            const storage::ImportStats stats = storage::importChromeJson(input, builder, importOptions, reading);
+            report.row("events", stats.totalEvents);
+            for (const storage::ImportStatRow& row : stats.rows())
+                report.row(row.name, row.value);
+            report.warnings(input, stats.warnings, summary);
+        }
+        sources += (sources.empty() ? "" : ";") + input.string();
+    }
+    builder.setMeta("source", sources);
+    builder.finish();
+    summary.events = builder.eventCount();
+    summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return summary;
+}
+
+} // namespace strata::app

@@ -1,0 +1,46 @@
+#pragma once
+// One ingest: trace files in, one store out. The `strata ingest` command and the GUI's
+// "open a raw trace" both run it. Several Chrome/Kineto files are the ranks of one run:
+// each becomes a rank, aligned on their earliest absolute time. What each importer saw
+// (rows read, anomalies counted, warnings) is kept in the store's meta as the import
+// report ("import.N.file", "import.N.<row>") that `strata info` prints.
+
+#include "storage/format_detect.h"
+#include "storage/progress.h"
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::app {
+
+struct IngestRequest
+{
+    std::vector<std::filesystem::path> inputs;
+    std::filesystem::path output;
+    std::optional<storage::TraceFormat> format;  ///< forced; detected per file when empty
+    int threads = 2;
+};
+
+struct IngestSummary
+{
+    std::uint64_t events = 0;
+    std::uint64_t inputBytes = 0;
+    std::vector<std::string> warnings;  ///< "FILE: warning: ..." lines
+    double seconds = 0;
+};
+
+/// Progress of one phase: "reading NAME" (bytes of the file) or "tiling" (tracks).
+/// Returning false cancels: the ingest throws storage::Cancelled and leaves no store.
+using IngestProgress = std::function<bool(const std::string& phase, std::uint64_t done, std::uint64_t total)>;
+
+/// Throws storage::InputError for bad input (no store is left behind, an existing one
+/// at `output` is untouched), storage::Cancelled when progress says stop.
+IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& progress = {});
+
+/// Checks that every input exists and has a format we import; throws InputError.
+void checkInputs(const IngestRequest& request);
+
+} // namespace strata::app

@@ -1,0 +1,102 @@
+#include "views/overview_strip.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+
+namespace strata::views {
+
+namespace {
+
+constexpr int kBandPx = 3;
+
+} // namespace
+
+OverviewStrip::OverviewStrip(storage::StoreReader& store, QWidget* parent)
+    : QWidget(parent)
+    , m_store(store)
+    , m_renderer(store)
+    , m_fetcher(store)
+    , m_run(fittedWindow(store))
+    , m_window(m_run)
+{
+    LayoutOptions options;
+    options.laneHeightPx = kBandPx;
+    options.groupHeaders = false;
+    options.maxLanes = 1;
+    m_renderer.setLayoutOptions(options);
+    setMinimumHeight(32);
+    setCursor(Qt::PointingHandCursor);
+    connect(&m_fetcher, &TimelineFetcher::ready, this, qOverload<>(&QWidget::update));
+}
+
+TimelineFrame OverviewStrip::contentFrame() const
+{
+    TimelineFrame f;
+    f.window = m_run;
+    f.widthPx = std::max(1, width());
+    f.heightPx = std::max(1, m_renderer.layout().heightPx);
+    f.labelWidthPx = 0;
+    f.rulerHeightPx = 0;
+    return f;
+}
+
+void OverviewStrip::requestData()
+{
+    const TimelineFrame f = contentFrame();
+    m_fetcher.request({visibleTracks(m_renderer.layout(), f), f.window, f.plotWidthPx()});
+}
+
+void OverviewStrip::setWindow(model::TimeRange window)
+{
+    m_window = window;
+    update();
+}
+
+void OverviewStrip::paintEvent(QPaintEvent*)
+{
+    requestData();
+    const TimelineFrame f = contentFrame();
+    QImage content(f.widthPx, f.heightPx, QImage::Format_RGB32);
+    {
+        QPainter p(&content);
+        m_renderer.paint(p, f, *m_fetcher.latest());
+    }
+    QPainter p(this);
+    p.drawImage(rect(), content);
+    // The timeline's window: a frame over the strip, the rest dimmed.
+    const double x0 = f.xOf(m_window.startNs);
+    const double x1 = std::max(x0 + 2, f.xOf(m_window.endNs));
+    const QColor dim(0, 0, 0, 60);
+    p.fillRect(QRectF(0, 0, std::max(0.0, x0), height()), dim);
+    p.fillRect(QRectF(x1, 0, std::max(0.0, width() - x1), height()), dim);
+    p.setPen(QPen(QColor(0x20, 0x50, 0xb0), 2));
+    p.drawRect(QRectF(x0, 1, x1 - x0, height() - 2));
+}
+
+QImage OverviewStrip::grabStrip()
+{
+    requestData();
+    m_fetcher.waitUntilIdle();
+    return grab().toImage();
+}
+
+void OverviewStrip::moveTo(double x)
+{
+    const model::TimeNs centre = contentFrame().timeAt(x);
+    const model::TimeNs width = m_window.durationNs();
+    emit windowRequested({centre - width / 2, centre - width / 2 + width});
+}
+
+void OverviewStrip::mousePressEvent(QMouseEvent* event)
+{
+    if (event->button() == Qt::LeftButton)
+        moveTo(event->position().x());
+}
+
+void OverviewStrip::mouseMoveEvent(QMouseEvent* event)
+{
+    if (event->buttons() & Qt::LeftButton)
+        moveTo(event->position().x());
+}
+
+} // namespace strata::views
