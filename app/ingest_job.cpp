@@ -59,6 +59,19 @@ private:
 
 } // namespace
 
+std::string sourceSignature(const std::vector<std::filesystem::path>& inputs)
+{
+    std::string signature;
+    for (const std::filesystem::path& input : inputs) {
+        std::error_code ec;
+        const auto size = std::filesystem::file_size(input, ec);
+        const auto time = std::filesystem::last_write_time(input, ec).time_since_epoch().count();
+        signature += std::filesystem::absolute(input).string() + "|" + std::to_string(size) + "|"
+                     + std::to_string(time) + ";";
+    }
+    return signature;
+}
+
 void checkInputs(const IngestRequest& request)
 {
     for (const std::filesystem::path& input : request.inputs) {
@@ -131,6 +144,7 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
         sources += (sources.empty() ? "" : ";") + input.string();
     }
     builder.setMeta("source", sources);
+    builder.setMeta("source_signature", sourceSignature(inputs));
     builder.finish();
     summary.events = builder.eventCount();
     summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

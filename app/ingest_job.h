@@ -40,6 +40,11 @@ using IngestProgress = std::function<bool(const std::string& phase, std::uint64_
 /// at `output` is untouched), storage::Cancelled when progress says stop.
 IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& progress = {});
 
+/// What identifies the inputs' content cheaply (paths, sizes, modification times): a
+/// store built from them keeps it as meta "source_signature", so it can be reused when
+/// the same files are opened again unchanged.
+std::string sourceSignature(const std::vector<std::filesystem::path>& inputs);
+
 /// Checks that every input exists and has a format we import; throws InputError.
 void checkInputs(const IngestRequest& request);
 

@@ -1,54 +1,263 @@
 #include "app/main_window.h"
 
+#include "app/trace_opener.h"
+#include "views/details_panel.h"
+#include "views/legend_panel.h"
+#include "views/overview_strip.h"
+#include "views/search_bar.h"
 #include "views/timeline_widget.h"
 
 #include <QAction>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
 #include <QFileDialog>
+#include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
 #include <QStatusBar>
+#include <QToolBar>
 
 namespace strata::app {
+
+namespace {
+
+constexpr int kMaxRecent = 10;
+
+QString durationText(model::TimeNs ns)
+{
+    return QString::fromStdString(model::formatDuration(ns));
+}
+
+} // namespace
+
+QStringList recentFiles()
+{
+    return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+}
+
+void addRecentFile(const QString& path)
+{
+    QStringList files = recentFiles();
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > kMaxRecent)
+        files.removeLast();
+    QSettings().setValue(QStringLiteral("recentFiles"), files);
+}
 
 MainWindow::MainWindow(std::unique_ptr<storage::StoreReader> store, QWidget* parent)
     : QMainWindow(parent)
     , m_store(std::move(store))
 {
     setWindowTitle(QStringLiteral("Strata — %1").arg(QString::fromStdString(m_store->path().filename().string())));
+    setAcceptDrops(true);
     m_timeline = new views::TimelineWidget(*m_store, this);
     setCentralWidget(m_timeline);
-    resize(1400, 800);
+    resize(1400, 860);
+    buildDocks();
+    buildToolbar();
+    buildMenus();
 
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open store…"), QKeySequence::Open, this, &MainWindow::openFile);
-    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-    QMenu* view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("&Fit all"), QKeySequence(Qt::Key_F), m_timeline, &views::TimelineWidget::fitAll);
-
-    connect(m_timeline, &views::TimelineWidget::framePainted, this, [this](double queryMs, double paintMs) {
-        statusBar()->showMessage(tr("window %1 wide · query %2 ms · paint %3 ms")
-                                     .arg(QString::fromStdString(model::formatDuration(m_timeline->window().durationNs())))
-                                     .arg(queryMs, 0, 'f', 1)
-                                     .arg(paintMs, 0, 'f', 1));
+    m_statusWindow = new QLabel(this);
+    m_statusCursor = new QLabel(this);
+    m_statusFrame = new QLabel(this);
+    statusBar()->addWidget(m_statusWindow, 1);
+    statusBar()->addPermanentWidget(m_statusCursor);
+    statusBar()->addPermanentWidget(m_statusFrame);
+    connect(m_timeline, &views::TimelineWidget::windowChanged, this, &MainWindow::updateStatus);
+    connect(m_timeline, &views::TimelineWidget::rangeSelected, this, &MainWindow::updateStatus);
+    connect(m_timeline, &views::TimelineWidget::cursorMoved, this, [this](model::TimeNs t) {
+        m_statusCursor->setText(tr("cursor %1").arg(QString::fromStdString(model::formatTimestamp(
+            t, std::max<model::TimeNs>(1, m_timeline->window().durationNs() / 2000)))));
     });
+    connect(m_timeline, &views::TimelineWidget::framePainted, this, [this](double queryMs, double paintMs) {
+        m_statusFrame->setText(tr("query %1 ms · paint %2 ms").arg(queryMs, 0, 'f', 1).arg(paintMs, 0, 'f', 1));
+        m_legend->setEntries(views::legendEntries(m_store->strings(), m_timeline->palette(), *m_timeline->data()));
+    });
+    connect(m_timeline, &views::TimelineWidget::queryFailed, this,
+            [this](const QString& message) { statusBar()->showMessage(tr("Query failed: %1").arg(message), 10000); });
+    updateStatus();
+
+    const QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    addRecentFile(QString::fromStdString(std::filesystem::absolute(m_store->path()).string()));
 }
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::openFile()
+void MainWindow::buildDocks()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a Strata store"), QString(),
-                                                      tr("Strata stores (*.strata);;All files (*)"));
-    if (path.isEmpty())
+    m_overview = new views::OverviewStrip(*m_store, this);
+    auto* overviewDock = new QDockWidget(tr("Overview"), this);
+    overviewDock->setObjectName(QStringLiteral("overview"));
+    overviewDock->setWidget(m_overview);
+    addDockWidget(Qt::TopDockWidgetArea, overviewDock);
+    connect(m_timeline, &views::TimelineWidget::windowChanged, m_overview, &views::OverviewStrip::setWindow);
+    connect(m_overview, &views::OverviewStrip::windowRequested, m_timeline, &views::TimelineWidget::setWindow);
+    m_overview->setWindow(m_timeline->window());
+
+    m_details = new views::DetailsPanel(*m_store, this);
+    auto* detailsDock = new QDockWidget(tr("Details"), this);
+    detailsDock->setObjectName(QStringLiteral("details"));
+    detailsDock->setWidget(m_details);
+    addDockWidget(Qt::RightDockWidgetArea, detailsDock);
+    connect(m_timeline, &views::TimelineWidget::selectionChanged, m_details, &views::DetailsPanel::showSelection);
+    connect(m_timeline, &views::TimelineWidget::rangeSelected, m_details, &views::DetailsPanel::showRange);
+
+    m_legend = new views::LegendPanel(this);
+    auto* legendDock = new QDockWidget(tr("Legend"), this);
+    legendDock->setObjectName(QStringLiteral("legend"));
+    legendDock->setWidget(m_legend);
+    addDockWidget(Qt::RightDockWidgetArea, legendDock);
+}
+
+void MainWindow::buildToolbar()
+{
+    QToolBar* bar = addToolBar(tr("Navigation"));
+    bar->setObjectName(QStringLiteral("navigation"));
+    QAction* back = bar->addAction(style()->standardIcon(QStyle::SP_ArrowBack), tr("Back"), m_timeline,
+                                   &views::TimelineWidget::back);
+    back->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Left));
+    QAction* forward = bar->addAction(style()->standardIcon(QStyle::SP_ArrowForward), tr("Forward"), m_timeline,
+                                      &views::TimelineWidget::forward);
+    forward->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Right));
+    auto updateHistory = [this, back, forward] {
+        back->setEnabled(m_timeline->canGoBack());
+        forward->setEnabled(m_timeline->canGoForward());
+    };
+    connect(m_timeline, &views::TimelineWidget::historyChanged, this, updateHistory);
+    updateHistory();
+    bar->addAction(tr("Fit all"), m_timeline, &views::TimelineWidget::fitAll);
+    bar->addAction(tr("Zoom to range"), m_timeline, &views::TimelineWidget::zoomToSelectedRange);
+    bar->addSeparator();
+
+    auto* colorBy = new QComboBox(bar);
+    colorBy->addItems({tr("Color by name"), tr("Color by category"), tr("Color by role")});
+    connect(colorBy, &QComboBox::currentIndexChanged, this,
+            [this](int i) { m_timeline->setColorBy(static_cast<views::ColorBy>(i)); });
+    bar->addWidget(colorBy);
+    auto* filter = new QLineEdit(bar);
+    filter->setPlaceholderText(tr("Filter tracks"));
+    filter->setClearButtonEnabled(true);
+    filter->setMaximumWidth(180);
+    connect(filter, &QLineEdit::textChanged, m_timeline, &views::TimelineWidget::setTrackFilter);
+    bar->addWidget(filter);
+    bar->addSeparator();
+
+    m_search = new views::SearchBar(*m_store, bar);
+    m_search->setMinimumWidth(420);
+    bar->addWidget(m_search);
+    connect(m_search, &views::SearchBar::matchesChanged, m_timeline, &views::TimelineWidget::setSearchMatches);
+    connect(m_search, &views::SearchBar::showMatch, m_timeline, &views::TimelineWidget::showInterval);
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openFiles);
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::updateRecentMenu);
+    file->addAction(tr("&Export image…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportImage);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Find…"), QKeySequence::Find, m_search, &views::SearchBar::focusSearch);
+    view->addAction(tr("Find &next"), QKeySequence::FindNext, m_search, &views::SearchBar::next);
+    view->addAction(tr("Find &previous"), QKeySequence::FindPrevious, m_search, &views::SearchBar::previous);
+    view->addSeparator();
+    view->addAction(tr("Taller rows"), QKeySequence(Qt::CTRL | Qt::Key_Plus), this,
+                    [this] { m_timeline->setLaneHeight(m_timeline->laneHeight() + 2); });
+    view->addAction(tr("Shorter rows"), QKeySequence(Qt::CTRL | Qt::Key_Minus), this,
+                    [this] { m_timeline->setLaneHeight(m_timeline->laneHeight() - 2); });
+    QAction* flows = view->addAction(tr("Show flows"));
+    flows->setCheckable(true);
+    flows->setChecked(true);
+    connect(flows, &QAction::toggled, m_timeline, &views::TimelineWidget::setFlowsVisible);
+    view->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+}
+
+void MainWindow::updateStatus()
+{
+    QString text = tr("window %1 wide").arg(durationText(m_timeline->window().durationNs()));
+    if (const auto range = m_timeline->selectedRange())
+        text += tr(" · selected range %1").arg(durationText(range->durationNs()));
+    m_statusWindow->setText(text);
+}
+
+void MainWindow::updateRecentMenu()
+{
+    m_recentMenu->clear();
+    for (const QString& path : recentFiles())
+        m_recentMenu->addAction(path, this, [this, path] { openPaths({path}, this); });
+}
+
+void MainWindow::openPaths(const QStringList& paths, QWidget* parent)
+{
+    const auto store = storeForPaths(paths, parent);
+    if (!store)
         return;
     try {
-        auto store = std::make_unique<storage::StoreReader>(path.toStdString());
-        auto* next = new MainWindow(std::move(store));
-        next->setAttribute(Qt::WA_DeleteOnClose);
-        next->show();
+        auto* window = new MainWindow(std::make_unique<storage::StoreReader>(*store));
+        window->setAttribute(Qt::WA_DeleteOnClose);
+        window->show();
+        for (const QString& p : paths)
+            addRecentFile(QFileInfo(p).absoluteFilePath());
     } catch (const std::exception& e) {
-        QMessageBox::warning(this, tr("Cannot open"), QString::fromUtf8(e.what()));
+        QMessageBox::warning(parent, tr("Cannot open"), QString::fromUtf8(e.what()));
     }
+}
+
+void MainWindow::openFiles()
+{
+    const QStringList paths = QFileDialog::getOpenFileNames(
+        this, tr("Open a store or traces (several files: the ranks of one run)"), QString(),
+        tr("Traces (*.strata *.json *.json.gz *.gz *.prv *.prv.gz *.sqlite *.csv *.txt *.otf2);;All files (*)"));
+    if (!paths.isEmpty())
+        openPaths(paths, this);
+}
+
+void MainWindow::exportImage()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export the timeline"), QStringLiteral("timeline.png"),
+                                                      tr("PNG image (*.png);;Whole window, PNG (*.window.png)"));
+    if (path.isEmpty())
+        return;
+    const QImage image = path.endsWith(QStringLiteral(".window.png")) ? grab().toImage() : m_timeline->grab().toImage();
+    if (!image.save(path))
+        QMessageBox::warning(this, tr("Export failed"), tr("Cannot write %1").arg(path));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    QStringList paths;
+    for (const QUrl& url : event->mimeData()->urls()) {
+        if (url.isLocalFile())
+            paths << url.toLocalFile();
+    }
+    if (!paths.isEmpty())
+        openPaths(paths, this);
 }
 
 } // namespace strata::app

@@ -1,6 +1,10 @@
 #pragma once
-// The main window: the timeline in the centre, frame timings in the status bar.
-// Later issues add the docks (overview, details, counters, flame graph, efficiency).
+// The main window: the timeline in the centre; the overview strip above it; the details
+// of the selection and the legend beside it (dockable). The toolbar holds navigation
+// (back, forward, fit, zoom to range), colouring, the track filter and search. Files
+// open from File > Open, recent files, drag and drop, or several at once (the ranks of
+// one run); raw traces are ingested first (app/trace_opener.h). Window layout and recent
+// files persist in QSettings.
 
 #include "storage/store_reader.h"
 
@@ -8,9 +12,16 @@
 
 #include <memory>
 
+class QLabel;
+class QMenu;
+
 namespace strata::views {
+class DetailsPanel;
+class LegendPanel;
+class OverviewStrip;
+class SearchBar;
 class TimelineWidget;
-}
+} // namespace strata::views
 
 namespace strata::app {
 
@@ -21,11 +32,42 @@ public:
     explicit MainWindow(std::unique_ptr<storage::StoreReader> store, QWidget* parent = nullptr);
     ~MainWindow() override;
 
+    views::TimelineWidget* timeline() const { return m_timeline; }
+    views::SearchBar* searchBar() const { return m_search; }
+    views::OverviewStrip* overview() const { return m_overview; }
+    views::DetailsPanel* details() const { return m_details; }
+
+    /// Opens stores or raw traces in a new window (several raw traces: one run).
+    static void openPaths(const QStringList& paths, QWidget* parent);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
 private:
-    void openFile();
+    void buildMenus();
+    void buildToolbar();
+    void buildDocks();
+    void openFiles();
+    void exportImage();
+    void updateRecentMenu();
+    void updateStatus();
 
     std::unique_ptr<storage::StoreReader> m_store;
     views::TimelineWidget* m_timeline = nullptr;
+    views::OverviewStrip* m_overview = nullptr;
+    views::DetailsPanel* m_details = nullptr;
+    views::LegendPanel* m_legend = nullptr;
+    views::SearchBar* m_search = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QLabel* m_statusWindow = nullptr;
+    QLabel* m_statusCursor = nullptr;
+    QLabel* m_statusFrame = nullptr;
 };
+
+/// Recent files, most recent first (QSettings "recentFiles").
+QStringList recentFiles();
+void addRecentFile(const QString& path);
 
 } // namespace strata::app
