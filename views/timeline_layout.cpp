@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <optional>
+#include <regex>
 
 namespace strata::views {
 
@@ -29,10 +31,17 @@ TimelineLayout TimelineLayout::forStore(const storage::StoreReader& store, const
     const model::ResourceTree& tree = store.resources();
 
     // Which tracks survive the filter: those whose path matches, and their ancestors.
+    std::optional<std::regex> re;
+    if (options.filterIsRegex && !options.filter.empty())
+        re.emplace(options.filter, std::regex::ECMAScript);  // throws std::regex_error
+    auto matches = [&](model::TrackId id) {
+        const std::string path = tree.path(id);
+        return options.filter.empty() || (re ? std::regex_search(path, *re) : containsNoCase(path, options.filter));
+    };
     std::vector<char> shown(tree.size(), options.filter.empty() ? 1 : 0);
     if (!options.filter.empty()) {
         for (model::TrackId id = 0; id < tree.size(); ++id) {
-            if (!holdsEvents(store.summary(id)) || !containsNoCase(tree.path(id), options.filter))
+            if (!holdsEvents(store.summary(id)) || !matches(id))
                 continue;
             for (model::TrackId t = id; t != model::kNoTrack && !shown[t]; t = tree.track(t).parent)
                 shown[t] = 1;
@@ -75,7 +84,7 @@ TimelineLayout TimelineLayout::forStore(const storage::StoreReader& store, const
                 return;
             childIndent = indent + 1;
         }
-        if (holdsEvents(s) && (options.filter.empty() || containsNoCase(tree.path(id), options.filter))) {
+        if (holdsEvents(s) && matches(id)) {
             TimelineRow row;
             row.track = id;
             row.label = info.name;

@@ -33,6 +33,7 @@ struct LayoutOptions
     int laneHeightPx = 14;
     std::set<model::TrackId> collapsed;
     std::string filter;
+    bool filterIsRegex = false;  ///< ECMAScript regex searched in the track's path
     bool groupHeaders = true;  ///< false: only event rows (the overview strip)
     int maxLanes = 6;
 };

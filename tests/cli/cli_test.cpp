@@ -138,3 +138,39 @@ TEST_CASE("real Kineto traces ingest with the counts their README gives", "[cli]
     // Aligned on the earliest baseTimeNanoseconds: the run spans a few hundred ms, not hours.
     CHECK(std::stoll(field(ddpInfo, "span_ns")) < 1'000'000'000);
 }
+
+TEST_CASE("render writes the timeline as PNG of the asked size and as SVG with text", "[cli][render]")
+{
+    test::TempDir dir;
+    const auto store = (dir / "r.strata").string();
+    REQUIRE(test::runStrata({"synth", "-o", store, "--events", "20000", "--ranks", "2"}).exitCode == 0);
+    const auto png = (dir / "t.png").string();
+    const auto r = test::runStrata({"render", store, "-o", png, "--size", "900x500", "--window", "1ms:3ms"});
+    REQUIRE(r.exitCode == 0);
+    std::ifstream in(png, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    REQUIRE(bytes.size() > 1000);
+    CHECK(bytes.substr(1, 3) == "PNG");
+    auto be32 = [&](std::size_t at) {
+        return (std::uint32_t(std::uint8_t(bytes[at])) << 24) | (std::uint32_t(std::uint8_t(bytes[at + 1])) << 16)
+               | (std::uint32_t(std::uint8_t(bytes[at + 2])) << 8) | std::uint32_t(std::uint8_t(bytes[at + 3]));
+    };
+    CHECK(be32(16) == 900);  // IHDR width, height
+    CHECK(be32(20) == 500);
+
+    const auto svg = (dir / "t.svg").string();
+    REQUIRE(test::runStrata({"render", store, "-o", svg, "--tracks", "rank 1", "--color-by", "role"}).exitCode == 0);
+    std::ifstream svgIn(svg);
+    const std::string text((std::istreambuf_iterator<char>(svgIn)), std::istreambuf_iterator<char>());
+    CHECK_THAT(text, Catch::Contains("<svg") && Catch::Contains("</svg>") && Catch::Contains("<text"));
+    CHECK_THAT(text, Catch::Contains("rank 1"));
+    CHECK_THAT(text, !Catch::Contains(">rank 0<"));
+
+    CHECK(test::runStrata({"render", store, "-o", png, "--size", "12"}).exitCode == 2);
+    CHECK(test::runStrata({"render", store, "-o", png, "--view", "nope"}).exitCode == 2);
+    CHECK(test::runStrata({"render", store, "-o", png, "--tracks", "("}).exitCode == 2);
+    CHECK(test::runStrata({"render", store, "-o", (dir / "t.bmp").string()}).exitCode == 1);
+    const auto window = (dir / "w.png").string();
+    CHECK(test::runStrata({"render", store, "-o", window, "--view", "window", "--size", "1200x800"}).exitCode == 0);
+    CHECK(std::filesystem::file_size(window) > 10000);
+}

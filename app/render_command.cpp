@@ -1,0 +1,109 @@
+// `strata render STORE -o OUT.png|OUT.svg [--view V] [--window T0:T1] [--tracks REGEX]
+// [--size WxH] [--color-by name|category|role] [--scale 2]`: the picture the GUI would
+// show, rendered offscreen. Views: timeline (the default), window (the main window with
+// its docks).
+
+#include "app/arg_parser.h"
+#include "app/commands.h"
+#include "app/main_window.h"
+#include "views/overview_strip.h"
+#include "views/picture_export.h"
+#include "views/timeline_widget.h"
+
+#include <QApplication>
+
+#include <cstdio>
+#include <cstdlib>
+#include <regex>
+
+namespace strata::app {
+
+namespace {
+
+QSize parseSize(const std::string& text)
+{
+    int w = 0, h = 0;
+    char x = 0;
+    if (std::sscanf(text.c_str(), "%d%c%d", &w, &x, &h) != 3 || (x != 'x' && x != 'X') || w < 64 || h < 64
+        || w > 16384 || h > 16384)
+        throw UsageError{"--size expects WxH with 64..16384 pixels each, e.g. 1920x1080 (got '" + text + "')"};
+    return {w, h};
+}
+
+views::ColorBy parseColorBy(const std::string& text)
+{
+    if (text == "name")
+        return views::ColorBy::Name;
+    if (text == "category")
+        return views::ColorBy::Category;
+    if (text == "role")
+        return views::ColorBy::Role;
+    throw UsageError{"--color-by expects name, category or role (got '" + text + "')"};
+}
+
+} // namespace
+
+int renderCommand(const Args& args, int argc, char** argv)
+{
+    ArgParser p(args, {"-o", "--output", "--view", "--window", "--tracks", "--size", "--color-by", "--scale"}, {});
+    const auto output = p.value("-o") ? p.value("-o") : p.value("--output");
+    if (p.positional().size() != 1 || !output)
+        throw UsageError{"render needs one STORE and -o OUT.png|OUT.svg"};
+    const std::string view = p.valueOr("--view", "timeline");
+    const QSize size = parseSize(p.valueOr("--size", "1600x900"));
+    const views::ColorBy colorBy = parseColorBy(p.valueOr("--color-by", "name"));
+    const double scale = static_cast<double>(p.integer("--scale", 1, 1, 4));
+    std::optional<model::TimeRange> window;
+    if (const auto w = p.value("--window")) {
+        window = model::parseTimeRange(*w);
+        if (!window)
+            throw UsageError{"--window expects T0:T1 with T0 < T1, e.g. 10ms:12.5ms (got '" + *w + "')"};
+    }
+    views::LayoutOptions layout;
+    if (const auto tracks = p.value("--tracks")) {
+        layout.filter = *tracks;
+        layout.filterIsRegex = true;
+        try {
+            std::regex check(*tracks);
+        } catch (const std::regex_error& e) {
+            throw UsageError{"--tracks: bad regex '" + *tracks + "': " + e.what()};
+        }
+    }
+
+    if (!std::getenv("QT_QPA_PLATFORM"))
+        setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    QApplication app(argc, argv);
+    auto store = std::make_unique<storage::StoreReader>(p.positional()[0]);
+    const QString out = QString::fromStdString(*output);
+    if (view == "timeline") {
+        views::TimelineRenderer renderer(*store);
+        renderer.setLayoutOptions(layout);
+        renderer.palette().setMode(colorBy);
+        views::TimelineFrame frame;
+        frame.window = window.value_or(views::fittedWindow(*store));
+        frame.widthPx = size.width();
+        frame.heightPx = size.height();
+        views::savePicture(out, size, [&](QPainter& painter) { renderer.paint(painter, frame); }, scale);
+    } else if (view == "window") {
+        MainWindow main(std::move(store));
+        main.resize(size);
+        views::TimelineWidget& timeline = *main.timeline();
+        if (window)
+            timeline.setWindow(*window);
+        timeline.setColorBy(colorBy);
+        if (!layout.filter.empty())
+            timeline.setTrackFilter(QString::fromStdString(layout.filter));
+        main.show();
+        QApplication::processEvents();
+        timeline.waitForData();
+        main.overview()->grabStrip();
+        QApplication::processEvents();
+        views::saveWidgetPicture(out, main, scale);
+    } else {
+        throw UsageError{"--view expects timeline or window (got '" + view + "')"};
+    }
+    std::printf("rendered %s (%dx%d, view %s)\n", output->c_str(), size.width(), size.height(), view.c_str());
+    return kExitOk;
+}
+
+} // namespace strata::app
