@@ -1,5 +1,8 @@
 #include "bench/store_bench.h"
 
+#include "bench/bench_support.h"
+#include "bench/frame_bench.h"
+
 #include "app/allocator_tuning.h"
 
 #include "storage/chrome_json_importer.h"
@@ -24,123 +27,17 @@ namespace strata::bench {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point start)
+/// The frame-time phase (query + paint, 1920x1080) of one store, in a child process.
+template<typename Emit>
+void emitFrames(Emit& emit, const std::filesystem::path& store, const std::string& caseName, int frames)
 {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double peakRssMb()
-{
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    return static_cast<double>(usage.ru_maxrss) / 1024.0;
-}
-
-double percentile(std::vector<double> v, double p)
-{
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    const double rank = p * static_cast<double>(v.size() - 1);
-    const auto lo = static_cast<std::size_t>(rank);
-    const auto hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (v[hi] - v[lo]) * (rank - static_cast<double>(lo));
-}
-
-/// Runs `fn` in a child process and returns the doubles it writes to the pipe.
-template<typename Fn>
-std::vector<double> inChild(Fn fn)
-{
-    int fds[2];
-    if (pipe(fds) != 0)
-        throw std::runtime_error("bench: pipe failed");
-    const pid_t pid = fork();
-    if (pid < 0)
-        throw std::runtime_error("bench: fork failed");
-    if (pid == 0) {
-        close(fds[0]);
-        int rc = 0;
-        try {
-            const std::vector<double> values = fn();
-            const auto bytes = static_cast<ssize_t>(values.size() * sizeof(double));
-            rc = write(fds[1], values.data(), static_cast<std::size_t>(bytes)) == bytes ? 0 : 1;
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "bench: %s\n", e.what());
-            rc = 1;
-        }
-        close(fds[1]);
-        _exit(rc);
-    }
-    close(fds[1]);
-    std::vector<double> values;
-    double v;
-    while (read(fds[0], &v, sizeof v) == static_cast<ssize_t>(sizeof v))
-        values.push_back(v);
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        throw std::runtime_error("bench: a child phase failed");
-    return values;
-}
-
-/// The 64 busiest tracks, as a viewer shows them (interval tracks and counters).
-std::vector<model::TrackId> viewportTracks(const storage::StoreReader& store)
-{
-    std::vector<std::pair<std::int64_t, model::TrackId>> busy;
-    for (const model::TrackInfo& t : store.resources().tracks()) {
-        const auto& s = store.summary(t.id);
-        const std::int64_t n = s.intervals + s.instants + s.counters;
-        if (n > 0)
-            busy.emplace_back(-n, t.id);
-    }
-    std::sort(busy.begin(), busy.end());
-    std::vector<model::TrackId> tracks;
-    for (std::size_t i = 0; i < busy.size() && tracks.size() < 64; ++i)
-        tracks.push_back(busy[i].second);
-    std::sort(tracks.begin(), tracks.end());
-    return tracks;
-}
-
-/// A fixed sequence of windows: zoom in and out around random points, pan, and jump to
-/// random scales from the whole run down to a few microseconds.
-std::vector<model::TimeRange> viewportSequence(model::TimeRange span, int count)
-{
-    std::mt19937_64 rng(20261123);
-    auto uniform = [&rng] { return static_cast<double>(rng() >> 11) / 9007199254740992.0; };
-    std::vector<model::TimeRange> out;
-    double start = static_cast<double>(span.startNs);
-    double width = static_cast<double>(span.durationNs());
-    const double minWidth = 2000.0;
-    for (int i = 0; i < count; ++i) {
-        const double r = uniform();
-        if (i == 0) {
-            // whole run
-        } else if (r < 0.35) {
-            const double anchor = start + uniform() * width;
-            const double newWidth = std::max(minWidth, width * 0.5);
-            start = anchor - (anchor - start) * newWidth / width;
-            width = newWidth;
-        } else if (r < 0.6) {
-            const double anchor = start + uniform() * width;
-            const double newWidth = std::min(static_cast<double>(span.durationNs()), width * 2);
-            start = anchor - (anchor - start) * newWidth / width;
-            width = newWidth;
-        } else if (r < 0.9) {
-            start += (uniform() - 0.5) * 0.5 * width;
-        } else {
-            width = std::exp(std::log(minWidth)
-                             + uniform() * (std::log(static_cast<double>(span.durationNs())) - std::log(minWidth)));
-            start = static_cast<double>(span.startNs) + uniform() * (static_cast<double>(span.durationNs()) - width);
-        }
-        start = std::clamp(start, static_cast<double>(span.startNs),
-                           std::max(static_cast<double>(span.startNs), static_cast<double>(span.endNs) - width));
-        const auto s = static_cast<model::TimeNs>(start);
-        out.push_back({s, s + std::max<model::TimeNs>(1, static_cast<model::TimeNs>(width))});
-    }
-    return out;
+    const auto f = inChild([&] { return measureFrames(store, frames); });
+    emit({"open_first_frame_ms", f[0], "ms", caseName});
+    emit({"frame_p50_ms", f[1], "ms", caseName});
+    emit({"frame_p99_ms", f[2], "ms", caseName});
+    emit({"frame_query_p99_ms", f[3], "ms", caseName});
+    emit({"frame_paint_p99_ms", f[4], "ms", caseName});
+    emit({"gui_peak_rss_mb", f[5], "MB", caseName});
 }
 
 } // namespace
@@ -207,6 +104,7 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
         emit({"query_p50_ms", query[1], "ms", caseName});
         emit({"query_p99_ms", query[2], "ms", caseName});
         emit({"query_peak_rss_mb", query[3], "MB", caseName});
+        emitFrames(emit, store, caseName, options.queries);
         emit({"peak_rss_mb", std::max(build[2], query[3]), "MB", caseName});
         peakRss = std::max({peakRss, build[2], query[3]});
         p50s.push_back(query[1]);
@@ -239,6 +137,7 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
         emit({"ingest_chrome_mb_per_s", jsonBytes / 1e6 / (ingest[0] / 1000.0), "MB/s", caseName});
         emit({"ingest_chrome_events_per_s", ingest[1] / (ingest[0] / 1000.0), "events/s", caseName});
         emit({"ingest_peak_rss_mb", ingest[2], "MB", caseName});
+        emitFrames(emit, store, caseName, options.queries);
         emit({"ingest_store_to_json_ratio", static_cast<double>(std::filesystem::file_size(store)) / jsonBytes,
               "ratio", caseName});
     }

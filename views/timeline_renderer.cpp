@@ -152,18 +152,34 @@ void TimelineRenderer::paintCells(QPainter& p, const TimelineFrame& f, const Tim
             }
         }
     }
+    // One rectangle per run of columns with the same colour, shade and match mark: the
+    // shade is quantised to 8 steps so runs are long (a frame is ~1-2k rectangles per
+    // row instead of one per pixel).
     const double nsPerColumn = 1.0 / pxPerNs;
     for (int depth = 0; depth < row.lanes; ++depth) {
-        for (int x = 0; x < width; ++x) {
-            const Column& col = columns[static_cast<std::size_t>(depth) * width + x];
-            if (col.best < 0)
-                continue;
-            QColor color = col.color;
+        const Column* lane0 = &columns[static_cast<std::size_t>(depth) * width];
+        auto shadeOf = [&](const Column& col) {
             const double fraction = std::clamp(static_cast<double>(col.covered) / nsPerColumn, 0.0, 1.0);
-            color.setAlphaF(static_cast<float>(0.3 + 0.7 * fraction));
-            p.fillRect(QRectF(f.labelWidthPx + x, top + depth * lane, 1, lane - 1), color);
+            return static_cast<int>(std::lround(fraction * 7));
+        };
+        for (int x = 0; x < width;) {
+            const Column& col = lane0[x];
+            if (col.best < 0) {
+                ++x;
+                continue;
+            }
+            const int shade = shadeOf(col);
+            int end = x + 1;
+            while (end < width && lane0[end].best >= 0 && lane0[end].color == col.color && lane0[end].match == col.match
+                   && shadeOf(lane0[end]) == shade)
+                ++end;
+            QColor color = col.color;
+            color.setAlphaF(static_cast<float>(0.3 + 0.1 * shade));
+            const double y = top + depth * lane;
+            p.fillRect(QRectF(f.labelWidthPx + x, y, end - x, lane - 1), color);
             if (col.match)
-                p.fillRect(QRectF(f.labelWidthPx + x, top + depth * lane, 1, 3), Qt::black);
+                p.fillRect(QRectF(f.labelWidthPx + x, y, end - x, 3), Qt::black);
+            x = end;
         }
     }
 }

@@ -1,0 +1,48 @@
+#include "bench/frame_bench.h"
+
+#include "app/allocator_tuning.h"
+#include "bench/bench_support.h"
+#include "views/timeline_renderer.h"
+
+#include <QApplication>
+
+#include <cstdlib>
+
+namespace strata::bench {
+
+std::vector<double> measureFrames(const std::filesystem::path& path, int frames)
+{
+    setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    int argc = 1;
+    char name[] = "strata-bench";
+    char* argv[] = {name, nullptr};
+    QApplication app(argc, argv);
+    app::keepLargeAllocationsInTheHeap();  // as the GUI does
+
+    QImage image(1920, 1080, QImage::Format_RGB32);
+    const auto openStart = Clock::now();
+    storage::StoreReader store(path);
+    views::TimelineRenderer renderer(store);
+    views::TimelineFrame frame;
+    frame.window = views::fittedWindow(store);
+    {
+        QPainter painter(&image);
+        renderer.paint(painter, frame);
+    }
+    const double openMs = msSince(openStart);
+
+    std::vector<double> total, query, paint;
+    for (const model::TimeRange& w : viewportSequence(store.span(), frames)) {
+        frame.window = w;
+        const auto start = Clock::now();
+        QPainter painter(&image);
+        renderer.paint(painter, frame);
+        total.push_back(msSince(start));
+        query.push_back(renderer.lastTimings().queryMs);
+        paint.push_back(renderer.lastTimings().paintMs);
+    }
+    return {openMs, percentile(total, 0.5), percentile(total, 0.99), percentile(query, 0.99), percentile(paint, 0.99),
+            peakRssMb()};
+}
+
+} // namespace strata::bench
