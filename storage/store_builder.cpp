@@ -360,6 +360,16 @@ void StoreBuilder::finish()
         fsyncPath(m_temp, false);
         std::filesystem::rename(m_temp, m_target);
         fsyncPath(m_target.parent_path().empty() ? "." : m_target.parent_path(), true);
+    } catch (const StoreError& e) {
+        // A write failed (most often a full disk): name the store the user asked for,
+        // not our temporary file, and say what to check.
+        m_spill.reset();
+        std::filesystem::remove(m_temp, ignored);
+        throw StoreError(m_target.string() + ": cannot write the store (is the disk full?): " + e.what());
+    } catch (const std::filesystem::filesystem_error& e) {
+        m_spill.reset();
+        std::filesystem::remove(m_temp, ignored);
+        throw StoreError(m_target.string() + ": cannot write the store: " + e.code().message());
     } catch (...) {
         m_spill.reset();
         std::filesystem::remove(m_temp, ignored);

@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <sys/wait.h>
 #include <fstream>
 #include <iterator>
 
@@ -173,4 +175,33 @@ TEST_CASE("render writes the timeline as PNG of the asked size and as SVG with t
     const auto window = (dir / "w.png").string();
     CHECK(test::runStrata({"render", store, "-o", window, "--view", "window", "--size", "1200x800"}).exitCode == 0);
     CHECK(std::filesystem::file_size(window) > 10000);
+}
+
+TEST_CASE("a full disk fails the ingest with one line and leaves the existing store untouched", "[cli][disk]")
+{
+    // RLIMIT_FSIZE stands in for a full disk: writes past the limit fail with EFBIG
+    // (SIGXFSZ ignored, as the shell passes an ignored signal on through exec).
+    test::TempDir dir;
+    const auto json = (dir / "t.json").string();
+    const auto store = (dir / "t.strata").string();
+    REQUIRE(test::runStrata({"synth", "-o", json, "--events", "100000"}).exitCode == 0);
+    REQUIRE(test::runStrata({"synth", "-o", store, "--events", "1000"}).exitCode == 0);
+    const auto before = std::filesystem::file_size(store);
+    const auto err = (dir / "err.txt").string();
+    const std::string command = "sh -c \"trap '' XFSZ; ulimit -f 200; '" + std::string(STRATA_BINARY) + "' ingest '"
+                                + json + "' -o '" + store + "' 2>'" + err + "'\"";
+    const int status = std::system(command.c_str());
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 1);
+    std::ifstream in(err);
+    const std::string message((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(lineCount(message) == 1);
+    CHECK_THAT(message, Catch::Contains(store) && Catch::Contains("disk full"));
+    CHECK(std::filesystem::file_size(store) == before);
+    CHECK(test::runStrata({"info", store}).exitCode == 0);
+    // No temporary file left beside it.
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+        files += entry.path().filename().string().find(".tmp") != std::string::npos;
+    CHECK(files == 0);
 }
