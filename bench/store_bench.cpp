@@ -7,6 +7,8 @@
 
 #include "storage/chrome_json_importer.h"
 #include "storage/chrome_json_writer.h"
+#include "storage/paraver_importer.h"
+#include "storage/paraver_writer.h"
 #include "storage/store_builder.h"
 #include "storage/store_reader.h"
 #include "storage/synthetic_trace.h"
@@ -140,6 +142,34 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
         emitFrames(emit, store, caseName, options.queries);
         emit({"ingest_store_to_json_ratio", static_cast<double>(std::filesystem::file_size(store)) / jsonBytes,
               "ratio", caseName});
+    }
+    // Paraver: a synthetic .prv (2M events, 4M+ records; 500k with --quick), ingested end
+    // to end; the rate is in .prv records (lines) per second.
+    if (options.ingest) {
+        const long long events = options.quick ? 500'000 : 2'000'000;
+        const std::string caseName = options.quick ? "paraver-500k" : "paraver-2M";
+        const std::filesystem::path prv = dir / "trace.prv";
+        const std::filesystem::path store = dir / "paraver.strata";
+        inChild([&] {
+            storage::ParaverWriter writer(prv);
+            storage::SynthOptions synth;
+            synth.events = static_cast<std::uint64_t>(events);
+            synth.ranks = 8;
+            storage::generateSyntheticTrace(synth, writer);
+            writer.finish();
+            return std::vector<double>{};
+        });
+        const auto ingest = inChild([&] {
+            const auto start = Clock::now();
+            storage::StoreBuilder builder(store);
+            const storage::ParaverImportStats stats = storage::importParaver(prv, builder);
+            builder.finish();
+            return std::vector<double>{msSince(start), static_cast<double>(stats.lines), peakRssMb()};
+        });
+        emit({"ingest_paraver_records_per_s", ingest[1] / (ingest[0] / 1000.0), "records/s", caseName});
+        emit({"ingest_paraver_mb_per_s",
+              static_cast<double>(std::filesystem::file_size(prv)) / 1e6 / (ingest[0] / 1000.0), "MB/s", caseName});
+        emit({"ingest_peak_rss_mb", ingest[2], "MB", caseName});
     }
     std::filesystem::remove_all(dir);
     if (p50s.size() >= 2) {
