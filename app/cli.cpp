@@ -17,7 +17,7 @@ constexpr const char* kUsage = R"(usage:
   strata info STORE [--json]
   strata metrics STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream]
   strata render STORE -o OUT.png|OUT.svg [--view timeline|flame|counters|metrics|window] [--window T0:T1] [--tracks REGEX] [--size WxH]
-  strata cut STORE -o OUT.strata|OUT.json|OUT.prv [--window T0:T1] [--tracks REGEX] [--filter EXPR]
+  strata cut STORE -o OUT.strata|OUT.json|OUT.json.gz|OUT.prv [--window T0:T1] [--tracks REGEX] [--filter EXPR] [--rebase]
   strata synth -o OUT.json|OUT.json.gz|OUT.prv|OUT.strata --events N [--ranks R] [--seed S]
   strata bench [--quick] [--json]
   strata [FILE]          # the GUI
@@ -48,7 +48,9 @@ int runCli(int argc, char** argv)
             return synthCommand(rest);
         if (command == "bench")
             return benchCommand(rest);
-        if (command == "metrics" || command == "render" || command == "cut") {
+        if (command == "cut")
+            return cutCommand(rest);
+        if (command == "metrics" || command == "render") {
             std::fprintf(stderr, "strata %s: not available in this version yet\n", command.c_str());
             return kExitUsage;
         }

@@ -12,6 +12,7 @@ int ingestCommand(const Args& args);
 int infoCommand(const Args& args);
 int synthCommand(const Args& args);
 int benchCommand(const Args& args);
+int cutCommand(const Args& args);
 int guiCommand(const Args& args, int argc, char** argv);
 
 } // namespace strata::app

@@ -212,6 +212,9 @@ private:
             else
                 m_sink.setMeta(key, value);
         }
+        // A source without an origin counts its time 0 as absolute 0.
+        if (!m_store.meta("origin_ns") && m_stats.shiftNs != 0)
+            m_sink.setMeta("origin_ns", std::to_string(m_stats.shiftNs));
         m_sink.setMeta("cut_source", m_store.path().string());
         m_sink.setMeta(
             "cut_window", std::to_string(m_window.startNs) + ":" + std::to_string(m_window.endNs));
