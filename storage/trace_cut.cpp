@@ -60,6 +60,29 @@ std::string withClipMark(std::string_view args, std::string_view where)
     return std::string(args.substr(0, end)) + (emptyObject ? "" : ",") + mark + "}";
 }
 
+/// The time covered by a set of intervals added in start order, as disjoint closed
+/// ranges: with nesting, far fewer ranges than intervals.
+class TimeCover
+{
+public:
+    void add(TimeNs startNs, TimeNs endNs)
+    {
+        if (!m_ranges.empty() && startNs <= m_ranges.back().second)
+            m_ranges.back().second = std::max(m_ranges.back().second, endNs);
+        else
+            m_ranges.emplace_back(startNs, endNs);
+    }
+    bool covers(TimeNs t) const
+    {
+        auto it = std::upper_bound(m_ranges.begin(), m_ranges.end(), t,
+            [](TimeNs v, const std::pair<TimeNs, TimeNs>& r) { return v < r.first; });
+        return it != m_ranges.begin() && t <= std::prev(it)->second;
+    }
+
+private:
+    std::vector<std::pair<TimeNs, TimeNs>> m_ranges;
+};
+
 /// The intervals of one band of one track, a tile at a time, in (start, seq) order.
 class BandCursor
 {
@@ -128,6 +151,10 @@ public:
         if (options.rebase)
             m_stats.shiftNs = options.window ? m_window.startNs : span.startNs;
         m_stringMap.assign(store.strings().size(), kUnmapped);
+        if (m_filter) {
+            m_allCover.resize(store.resources().size());
+            m_keptCover.resize(store.resources().size());
+        }
     }
 
     CutStats run()
@@ -141,8 +168,12 @@ public:
             cutIntervals(id);
             cutInstants(id);
             cutCounters(id);
-            cutFlows(id);
             cutStackSamples(id);
+        }
+        // Flows last: whether their target end survives needs the target's intervals.
+        for (TrackId id = 0; id < m_matched.size(); ++id) {
+            if (m_matched[id])
+                cutFlows(id);
         }
         report();
         return m_stats;
@@ -280,7 +311,13 @@ private:
                 model::FilterEvent fe = filterEvent(track, e.name, e.category);
                 fe.role = e.role;
                 fe.durationNs = e.durationNs();
-                if (passes(fe))
+                const bool kept = passes(fe);
+                if (m_filter) {
+                    m_allCover[track].add(e.startNs, e.endNs);
+                    if (kept)
+                        m_keptCover[track].add(e.startNs, e.endNs);
+                }
+                if (kept)
                     emitInterval(outTrack, e, args);
                 else
                     ++m_stats.filteredOut;
@@ -388,6 +425,13 @@ private:
         start(m_window.endNs);  // no sample in the window: the carried value alone
     }
 
+    /// With a filter, a flow's end survives unless the filter dropped every interval of
+    /// its track that covers it (an end no interval covers survives).
+    bool endSurvives(TrackId track, TimeNs t) const
+    {
+        return !m_filter || m_keptCover[track].covers(t) || !m_allCover[track].covers(t);
+    }
+
     void cutFlows(TrackId track)
     {
         forWindowTiles(track, TileKind::Flows, m_window.startNs, [&](const DecodedTile& decoded) {
@@ -396,7 +440,9 @@ private:
                     continue;
                 const bool targetKept = f.toTrack == model::kNoTrack
                     || (f.toTrack < m_matched.size() && m_matched[f.toTrack]);
-                if (!targetKept || (f.toTrack != model::kNoTrack && !inWindow(f.toNs))) {
+                if (!targetKept || (f.toTrack != model::kNoTrack && !inWindow(f.toNs))
+                    || !endSurvives(track, f.fromNs)
+                    || (f.toTrack != model::kNoTrack && !endSurvives(f.toTrack, f.toNs))) {
                     ++m_stats.flowsDropped;
                     continue;
                 }
@@ -469,6 +515,8 @@ private:
     std::vector<model::StackId> m_stackMap;
     std::vector<bool> m_stackMapped;
     std::string m_trackPath;
+    std::vector<TimeCover> m_allCover;  ///< with a filter: per track, what its intervals cover
+    std::vector<TimeCover> m_keptCover;  ///< ... and what the kept ones cover
     std::uint64_t m_eventsRead = 0;
     std::uint64_t m_eventsTotal = 0;
 };

@@ -20,9 +20,11 @@
 //   - counter samples in the window, preceded by a sample at the window start holding
 //     the value in effect there (the last sample before it), when there is one and no
 //     sample falls exactly on the start. The filter does not apply to counters.
-//   - flows whose both ends survive: source and target times inside the window, and both
-//     tracks kept (a flow without a target track needs only its source). The filter does
-//     not apply to flows.
+//   - flows whose both ends survive: source and target times inside the window, both
+//     tracks kept (a flow without a target track needs only its source), and, with a
+//     filter, each end covered by a kept interval of its track unless no interval of
+//     that track covers it at all (a kernel launch dropped by the filter takes its
+//     "ac2g" flow with it; a message between two tracks without intervals stays).
 //   - stack samples in the window (their stacks re-interned in the sink).
 //   - meta: every key but those a store computes itself (format, lod_*, span_*, events,
 //     tool_version), plus cut_source, cut_window ("T0:T1", ns of the source store),
@@ -30,11 +32,14 @@
 //     -T0 and "origin_ns" (absolute time of time 0) by +T0, so absolute times are
 //     unchanged.
 // Events reach the sink track by track, each kind in time order ((start, seq) for
-// intervals, so equal starts keep their order).
+// intervals, so equal starts keep their order); flows come last, once every track's
+// intervals are known.
 //
 // Streaming: exact tiles are read one at a time through StoreReader::readTile (not the
 // cache); at most one decoded tile per interval duration band is held while the bands
-// are merged. Memory besides the sink: O(tracks + strings + stacks + bands x tile).
+// are merged. Memory besides the sink: O(tracks + strings + stacks + bands x tile), plus
+// with a filter the time the intervals of each track cover, as disjoint ranges (nested
+// intervals merge: about one range per outermost interval).
 
 #include "model/filter_expression.h"
 #include "model/time_units.h"

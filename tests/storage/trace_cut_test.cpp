@@ -1,7 +1,8 @@
 // Tests of cutTrace on a tiny hand-made store whose every expected event is written out:
 // clipping at both borders and its marks, zero-length intervals and instants on the
 // borders, the counter value carried in to the window start, flows that keep or lose an
-// end, stack samples, track selection with ancestors, the filter, rebasing and meta.
+// end (by the window, the track selection or the filter), stack samples, track selection
+// with ancestors, the filter, rebasing and meta.
 
 #include "storage/trace_cut.h"
 
@@ -250,7 +251,14 @@ TEST_CASE("cut: the filter selects intervals and instants", "[cut]") {
         CHECK(out.track(trackNamed(out, "thread2")).intervals.empty());
         CHECK(stats.filteredOut == 5);  // 4 intervals + 1 instant in the window
         CHECK(stats.counterSamples == 4);
+        // The flow's target end lies in t2work, which the filter dropped.
+        CHECK(stats.flows == 0);
+    }
+    SECTION("a flow survives when kept intervals cover both its ends") {
+        options.filter = model::FilterExpression::parse("name=both or name=t2work");
+        const auto stats = cut(tiny.store, out, options);
         CHECK(stats.flows == 1);
+        CHECK(out.track(trackNamed(out, "thread1")).flows.size() == 1);
     }
     SECTION("by role and the full (unclipped) duration") {
         options.filter = model::FilterExpression::parse("role=comm or (role=useful and dur>=15ns)");
@@ -267,6 +275,7 @@ TEST_CASE("cut: the filter selects intervals and instants", "[cut]") {
         cut(tiny.store, out, options);
         CHECK(out.track(trackNamed(out, "thread1")).intervals.empty());
         CHECK(out.track(trackNamed(out, "thread2")).intervals.size() == 1);
+        CHECK(out.track(trackNamed(out, "thread1")).flows.empty());  // its source was dropped
     }
 }
 
