@@ -243,7 +243,7 @@ TEST_CASE("cut round trip: each format re-ingests to the source filtered directl
 }
 
 TEST_CASE(
-    "cut: a bad filter exits with 1 and points at the column; no output is left", "[cli][cut]") {
+    "cut: a bad filter exits with 1 and points at the column, and no output is left", "[cli][cut]") {
     test::TempDir dir;
     const auto src = (dir / "src.strata").string();
     REQUIRE(
