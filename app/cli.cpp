@@ -18,7 +18,7 @@ constexpr const char* kUsage = R"(usage:
   strata metrics STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream]
   strata render STORE -o OUT.png|OUT.svg [--view timeline|window] [--window T0:T1] [--tracks REGEX] [--size WxH]
                 [--color-by name|category|role] [--scale 1..4]
-  strata cut STORE -o OUT.strata|OUT.json|OUT.prv [--window T0:T1] [--tracks REGEX] [--filter EXPR]
+  strata cut STORE -o OUT.strata|OUT.json|OUT.json.gz|OUT.prv [--window T0:T1] [--tracks REGEX] [--filter EXPR] [--rebase]
   strata synth -o OUT.json|OUT.json.gz|OUT.prv|OUT.strata --events N [--ranks R] [--seed S]
   strata bench [--quick] [--json]
   strata [FILE]          # the GUI
@@ -51,7 +51,9 @@ int runCli(int argc, char** argv)
             return benchCommand(rest);
         if (command == "render")
             return renderCommand(rest, argc, argv);
-        if (command == "metrics" || command == "cut") {
+        if (command == "cut")
+            return cutCommand(rest);
+        if (command == "metrics") {
             std::fprintf(stderr, "strata %s: not available in this version yet\n", command.c_str());
             return kExitUsage;
         }

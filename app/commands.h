@@ -13,6 +13,7 @@ int infoCommand(const Args& args);
 int synthCommand(const Args& args);
 int benchCommand(const Args& args);
 int renderCommand(const Args& args, int argc, char** argv);
+int cutCommand(const Args& args);
 int guiCommand(const Args& args, int argc, char** argv);
 
 } // namespace strata::app

@@ -258,36 +258,80 @@ std::shared_ptr<const DecodedTile> StoreReader::tile(const TileRef& ref, int kin
         if (auto hit = m_cache.find(ref.id))
             return hit;
     }
-    SqliteStatement& stmt = *conn.payload;  // fetch and decode outside the cache lock
+    // Fetch and decode outside the cache lock.
+    auto decoded = std::make_shared<const DecodedTile>(decodeTile(ref, kind, conn));
+    std::lock_guard lock(m_cacheMutex);
+    m_cache.insert(ref.id, decoded);
+    return decoded;
+}
+
+DecodedTile StoreReader::decodeTile(const TileRef& ref, int kind, Connection& conn)
+{
+    SqliteStatement& stmt = *conn.payload;
     stmt.bind(1, ref.id);
     if (!stmt.step()) {
         stmt.reset();
         throw StoreError(m_path.string() + ": corrupted store: tile " + std::to_string(ref.id) + " is missing");
     }
-    std::shared_ptr<const DecodedTile> decoded;
     try {
         if (stmt.int64(0) != kind)
             throw CorruptTile("tile kind differs from its index");
         const std::string_view payload = stmt.blob(1);
+        DecodedTile decoded;
         switch (static_cast<TileKind>(kind)) {
-        case TileKind::Intervals: decoded = std::make_shared<DecodedTile>(decodeIntervalTile(payload)); break;
-        case TileKind::Instants: decoded = std::make_shared<DecodedTile>(decodeInstantTile(payload)); break;
-        case TileKind::Counters: decoded = std::make_shared<DecodedTile>(decodeCounterTile(payload)); break;
-        case TileKind::Flows: decoded = std::make_shared<DecodedTile>(decodeFlowTile(payload)); break;
-        case TileKind::Samples: decoded = std::make_shared<DecodedTile>(decodeSampleTile(payload)); break;
-        case TileKind::IntervalSummary: decoded = std::make_shared<DecodedTile>(decodeIntervalSummaryTile(payload)); break;
-        case TileKind::InstantSummary: decoded = std::make_shared<DecodedTile>(decodeInstantSummaryTile(payload)); break;
-        case TileKind::CounterSummary: decoded = std::make_shared<DecodedTile>(decodeCounterSummaryTile(payload)); break;
+        case TileKind::Intervals: decoded = decodeIntervalTile(payload); break;
+        case TileKind::Instants: decoded = decodeInstantTile(payload); break;
+        case TileKind::Counters: decoded = decodeCounterTile(payload); break;
+        case TileKind::Flows: decoded = decodeFlowTile(payload); break;
+        case TileKind::Samples: decoded = decodeSampleTile(payload); break;
+        case TileKind::IntervalSummary: decoded = decodeIntervalSummaryTile(payload); break;
+        case TileKind::InstantSummary: decoded = decodeInstantSummaryTile(payload); break;
+        case TileKind::CounterSummary: decoded = decodeCounterSummaryTile(payload); break;
         default: throw CorruptTile("unknown tile kind");
         }
+        stmt.reset();
+        return decoded;
     } catch (const CorruptTile& e) {
         stmt.reset();
         throw StoreError(m_path.string() + ": corrupted store: tile " + std::to_string(ref.id) + ": " + e.what());
     }
-    stmt.reset();
-    std::lock_guard lock(m_cacheMutex);
-    m_cache.insert(ref.id, decoded);
-    return decoded;
+}
+
+std::vector<StoreReader::TileRef> StoreReader::exactTiles(model::TrackId track, TileKind kind, int band)
+{
+    std::lock_guard lock(m_mutex);
+    const auto* tiles = index(track).find(kind, band);
+    return tiles ? *tiles : std::vector<TileRef>{};
+}
+
+DecodedTile StoreReader::readTile(const TileRef& ref, TileKind kind)
+{
+    std::lock_guard lock(m_mutex);
+    return decodeTile(ref, static_cast<int>(kind), *m_connections[0]);
+}
+
+model::TimeNs StoreReader::bandMaxDurationNs(model::TrackId track, int band) const
+{
+    if (track >= m_bandMaxNs.size() || band < 0 || band > m_grid.levels)
+        return -1;
+    return m_bandMaxNs[track][band];
+}
+
+std::vector<std::pair<model::StackId, model::StringId>> StoreReader::stackFrames()
+{
+    std::lock_guard lock(m_mutex);
+    std::vector<std::pair<model::StackId, model::StringId>> frames(1);
+    auto stmt = m_db->prepare("SELECT id, parent, frame FROM stacks ORDER BY id");
+    while (stmt.step()) {
+        const auto id = stmt.int64(0);
+        const auto parent = stmt.int64(1);
+        const auto frame = stmt.int64(2);
+        if (id != static_cast<std::int64_t>(frames.size()) || parent < 0 || parent >= id || frame < 0
+            || frame >= static_cast<std::int64_t>(m_strings.size()))
+            throw StoreError(m_path.string() + ": corrupted store: bad stack " + std::to_string(id));
+        frames.emplace_back(static_cast<model::StackId>(parent), static_cast<model::StringId>(frame));
+    }
+    return frames;
 }
 
 void StoreReader::readExactIntervals(model::TrackId track, int fromBand, TimeRange window,

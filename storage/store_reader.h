@@ -119,9 +119,20 @@ public:
     /// A read connection: queries split their tracks over two of them, one per core.
     struct Connection;
 
+    /// Streaming access for exports that read a whole window without holding it (trace_cut.h):
+    /// the exact tiles of one kind and band of a track, in start order (t0 = first start,
+    /// t1 = largest end), and one tile decoded without entering the cache.
+    std::vector<TileRef> exactTiles(model::TrackId track, TileKind kind, int band = 0);
+    DecodedTile readTile(const TileRef& ref, TileKind kind);
+    /// The longest interval of one duration band of a track, or -1 when the band is empty.
+    model::TimeNs bandMaxDurationNs(model::TrackId track, int band) const;
+    /// The interned call stacks: entry i >= 1 is (parent, frame); entry 0 is the root.
+    std::vector<std::pair<model::StackId, model::StringId>> stackFrames();
+
 private:
     const TrackIndex& index(model::TrackId track);
     std::shared_ptr<const DecodedTile> tile(const TileRef& ref, int kind, Connection& conn);
+    DecodedTile decodeTile(const TileRef& ref, int kind, Connection& conn);
     void loadMetadata();
     void readExactIntervals(model::TrackId track, int fromBand, model::TimeRange window,
                             std::vector<model::Interval>& out, Connection& conn);

@@ -1,0 +1,139 @@
+// `strata cut STORE -o OUT [--window T0:T1] [--tracks REGEX] [--filter EXPR] [--rebase]`:
+// a sub-trace of a store (storage/trace_cut.h) as a new store, Chrome JSON or Paraver.
+// Every writer builds into temporary files and renames them into place at the end, so
+// an error or Ctrl-C leaves no half-written output.
+
+#include "app/arg_parser.h"
+#include "app/commands.h"
+#include "app/progress_bar.h"
+#include "model/filter_expression.h"
+#include "storage/chrome_json_writer.h"
+#include "storage/paraver_writer.h"
+#include "storage/store_builder.h"
+#include "storage/store_reader.h"
+#include "storage/trace_cut.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <regex>
+
+namespace strata::app {
+
+namespace {
+
+enum class CutFormat { Store, Chrome, Paraver };
+
+CutFormat outputFormat(const std::string& path)
+{
+    if (path.ends_with(".strata"))
+        return CutFormat::Store;
+    if (path.ends_with(".json") || path.ends_with(".json.gz"))
+        return CutFormat::Chrome;
+    if (path.ends_with(".prv"))
+        return CutFormat::Paraver;
+    throw UsageError { "cut writes .strata, .json, .json.gz or .prv, not '" + path + "'" };
+}
+
+/// Runs the cut into `sink` and finishes it (the writers' finish() renames into place).
+template<typename Sink>
+storage::CutStats cutInto(
+    storage::StoreReader& store, Sink& sink, const storage::CutOptions& options)
+{
+    const storage::CutStats stats = storage::cutTrace(store, sink, options);
+    sink.finish();
+    return stats;
+}
+
+}  // namespace
+
+int cutCommand(const Args& args)
+{
+    ArgParser p(args, { "-o", "--output", "--window", "--tracks", "--filter" }, { "--rebase" });
+    const auto output = p.value("-o") ? p.value("-o") : p.value("--output");
+    if (p.positional().size() != 1 || !output)
+        throw UsageError { "cut needs one STORE and -o OUT.strata|OUT.json|OUT.json.gz|OUT.prv" };
+    const std::filesystem::path input = p.positional().front();
+    const CutFormat format = outputFormat(*output);
+
+    storage::CutOptions options;
+    options.rebase = p.flag("--rebase");
+    if (const auto window = p.value("--window")) {
+        options.window = model::parseTimeRange(*window);
+        if (!options.window)
+            throw UsageError {
+                "--window wants T0:T1 with T0 < T1 (units: 12.5ms, 300us, 42ns, 2s), not '"
+                + *window + "'"
+            };
+    }
+    if (const auto tracks = p.value("--tracks")) {
+        try {
+            std::regex check(*tracks, std::regex::ECMAScript);
+        } catch (const std::regex_error& e) {
+            std::fprintf(stderr, "strata: --tracks: bad regular expression '%s': %s\n",
+                tracks->c_str(), e.what());
+            return kExitBadInput;
+        }
+        options.tracks = *tracks;
+    }
+    if (const auto filter = p.value("--filter")) {
+        try {
+            options.filter = model::FilterExpression::parse(*filter);
+        } catch (const model::FilterSyntaxError& e) {
+            std::fprintf(stderr, "strata: --filter: %s\n%s\n", e.what(),
+                model::FilterSyntaxError::caretLines(*filter, e.column()).c_str());
+            return kExitBadInput;
+        }
+    }
+
+    std::error_code ec;
+    if (std::filesystem::equivalent(input, *output, ec))
+        throw UsageError { "cut would overwrite its input '" + input.string() + "'" };
+
+    const auto started = std::chrono::steady_clock::now();
+    storage::StoreReader::Options readerOptions;
+    readerOptions.cacheBytes = 8u << 20;  // the cut reads tiles uncached; queries are not made
+    storage::StoreReader store(input, readerOptions);
+    ProgressBar bar("cutting");
+    options.progress = bar.callback();
+    storage::CutStats stats;
+    switch (format) {
+    case CutFormat::Store: {
+        storage::StoreBuildOptions buildOptions;
+        // The cut already streams; keep the builder's buffers modest too (it spills beyond).
+        buildOptions.memoryBudgetBytes = std::size_t(256) << 20;
+        buildOptions.progress = bar.callback();
+        storage::StoreBuilder builder(*output, buildOptions);
+        stats = storage::cutTrace(store, builder, options);
+        bar.setLabel("tiling");
+        builder.finish();
+        break;
+    }
+    case CutFormat::Chrome: {
+        storage::ChromeJsonWriter writer(*output);
+        stats = cutInto(store, writer, options);
+        break;
+    }
+    case CutFormat::Paraver: {
+        storage::ParaverWriter writer(*output);
+        stats = cutInto(store, writer, options);
+        break;
+    }
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::fprintf(stderr,
+        "cut %llu events (%llu intervals, clipped: %llu at the start, %llu at the end; %llu "
+        "filtered "
+        "out) on %llu tracks into %s (%.1f MB) in %.2f s\n",
+        static_cast<unsigned long long>(stats.events()),
+        static_cast<unsigned long long>(stats.intervals),
+        static_cast<unsigned long long>(stats.clippedAtStart),
+        static_cast<unsigned long long>(stats.clippedAtEnd),
+        static_cast<unsigned long long>(stats.filteredOut),
+        static_cast<unsigned long long>(stats.tracks), output->c_str(),
+        std::filesystem::file_size(*output) / 1e6, seconds);
+    return kExitOk;
+}
+
+}  // namespace strata::app

@@ -1,0 +1,73 @@
+# Installs the build into PREFIX and checks the tree: the binary runs (--version), the
+# .desktop entry, the MIME XML, the SVG icon and each PNG size are in place and valid.
+# Run by CTest (label packaging) as: cmake -DBUILD_DIR=.. -DPREFIX=.. -DICON_SIZES=.. -DVERSION=.. -P
+file(REMOVE_RECURSE "${PREFIX}")
+execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${PREFIX}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "cmake --install failed (${rc}):\n${out}\n${err}")
+endif()
+
+set(expected bin/strata share/applications/strata.desktop share/mime/packages/strata.xml
+             share/icons/hicolor/scalable/apps/strata.svg)
+foreach(size ${ICON_SIZES})
+    list(APPEND expected share/icons/hicolor/${size}x${size}/apps/strata.png)
+endforeach()
+foreach(f ${expected})
+    if(NOT EXISTS "${PREFIX}/${f}")
+        message(FATAL_ERROR "missing after install: ${f}")
+    endif()
+endforeach()
+
+execute_process(COMMAND "${PREFIX}/bin/strata" --version RESULT_VARIABLE rc OUTPUT_VARIABLE version)
+if(NOT rc EQUAL 0 OR NOT version MATCHES "^strata ${VERSION}")
+    message(FATAL_ERROR "installed strata --version gave '${version}' (exit ${rc})")
+endif()
+
+file(READ "${PREFIX}/share/applications/strata.desktop" desktop)
+foreach(line "[Desktop Entry]" "Exec=strata %f" "Icon=strata" "application/x-strata;"
+             "application/x-paraver;" "application/x-chrome-trace;")
+    string(FIND "${desktop}" "${line}" at)
+    if(at LESS 0)
+        message(FATAL_ERROR "strata.desktop lacks '${line}'")
+    endif()
+endforeach()
+file(READ "${PREFIX}/share/mime/packages/strata.xml" mime)
+foreach(type x-strata x-paraver x-chrome-trace)
+    string(FIND "${mime}" "type=\"application/${type}\"" at)
+    if(at LESS 0)
+        message(FATAL_ERROR "strata.xml lacks application/${type}")
+    endif()
+endforeach()
+
+# Each PNG is a PNG of its size: the signature, then width and height in the IHDR chunk.
+foreach(size ${ICON_SIZES})
+    file(READ "${PREFIX}/share/icons/hicolor/${size}x${size}/apps/strata.png" head LIMIT 24 HEX)
+    math(EXPR hex "${size}" OUTPUT_FORMAT HEXADECIMAL)
+    string(SUBSTRING "${hex}" 2 -1 hex)
+    string(LENGTH "${hex}" len)
+    while(len LESS 8)
+        set(hex "0${hex}")
+        string(LENGTH "${hex}" len)
+    endwhile()
+    string(TOLOWER "${hex}" hex)
+    if(NOT head STREQUAL "89504e470d0a1a0a0000000d49484452${hex}${hex}")
+        message(FATAL_ERROR "${size}x${size}/apps/strata.png is not a ${size}x${size} PNG: ${head}")
+    endif()
+endforeach()
+
+# shared-mime-info accepts the XML, where its tool is installed.
+find_program(UPDATE_MIME update-mime-database)
+if(UPDATE_MIME)
+    execute_process(COMMAND ${UPDATE_MIME} "${PREFIX}/share/mime" RESULT_VARIABLE rc ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0 OR err MATCHES "rror")
+        message(FATAL_ERROR "update-mime-database rejects strata.xml: ${err}")
+    endif()
+    file(READ "${PREFIX}/share/mime/globs2" globs)
+    string(FIND "${globs}" "application/x-strata:*.strata" at)
+    if(at LESS 0)
+        message(FATAL_ERROR "*.strata is not registered in globs2")
+    endif()
+endif()
+file(REMOVE_RECURSE "${PREFIX}")
+message(STATUS "install tree OK: ${PREFIX}")
