@@ -127,14 +127,8 @@ NsysDatabase::NsysDatabase(const std::filesystem::path& path)
                 + std::to_string(tables.size()) + " tables");
         if (hasTable("StringIds")) {
             SqliteStatement strings = select("StringIds", { "id", "value" });
-            while (strings.step()) {
-                const std::int64_t id = strings.int64(0);
-                if (id < 0 || id > (std::int64_t(1) << 28))
-                    continue;  // not a dense id: such rows would only waste memory
-                if (static_cast<std::size_t>(id) >= m_strings.size())
-                    m_strings.resize(static_cast<std::size_t>(id) + 1);
-                m_strings[static_cast<std::size_t>(id)] = validUtf8(strings.text(1));
-            }
+            while (strings.step())
+                m_strings[strings.int64(0)] = validUtf8(strings.text(1));
         }
     } catch (const StoreError& e) {
         // SQLite's reason ("file is not a database") is the last part of the message.
@@ -171,8 +165,8 @@ void NsysDatabase::inflate(const std::filesystem::path& path)
         throw InputError(m_fileName + ": cannot create a temporary file to inflate it into");
     m_tempPath = pattern;
     try {
-        GzipReader input(path, true);
-        std::vector<char> block(GzipReader::kBlockBytes);
+        GzipReader input(path);
+        std::vector<char> block(std::size_t(256) << 10);
         while (const std::size_t n = input.read(block.data(), block.size())) {
             for (std::size_t written = 0; written < n;) {
                 const ssize_t w = ::write(fd, block.data() + written, n - written);
@@ -243,9 +237,8 @@ std::int64_t NsysDatabase::rowCount(std::string_view table)
 
 std::string_view NsysDatabase::string(std::int64_t id) const
 {
-    if (id < 0 || static_cast<std::uint64_t>(id) >= m_strings.size())
-        return {};
-    return m_strings[static_cast<std::size_t>(id)];
+    const auto it = m_strings.find(id);
+    return it == m_strings.end() ? std::string_view() : std::string_view(it->second);
 }
 
 std::map<std::int64_t, std::string> NsysDatabase::enumLabels(std::string_view table)

@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace strata::storage {
@@ -69,7 +70,7 @@ private:
     std::filesystem::path m_tempPath;  ///< the inflated copy; empty for an uncompressed input
     std::unique_ptr<SqliteDb> m_db;
     std::map<std::string, std::vector<std::string>, std::less<>> m_columns;  ///< by table
-    std::vector<std::string> m_strings;  ///< StringIds by id
+    std::unordered_map<std::int64_t, std::string> m_strings;  ///< StringIds (ids need not be dense)
 };
 
 /// `bytes` unchanged when it is valid UTF-8; otherwise each byte of an invalid sequence is

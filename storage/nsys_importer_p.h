@@ -97,7 +97,8 @@ private:
     std::uint64_t m_done = 0;
 };
 
-/// Builds a flat JSON object of event args, e.g. {"bytes":8,"kind":"Device-to-Host"}.
+/// Builds a flat JSON object of event args, e.g. {"bytes":8,"kind":"Device-to-Host"}. Keys
+/// are written as given (the importer's ASCII constants); text values are escaped.
 class JsonArgs
 {
 public:

@@ -54,8 +54,10 @@ void JsonArgs::key(std::string_view name)
     else
         m_text += m_text.empty() ? "{" : ",";
     m_closed = false;
-    model::appendJsonString(m_text, name);
-    m_text += ':';
+    // Keys are the importer's own constants: plain ASCII, nothing to escape.
+    m_text += '"';
+    m_text += name;
+    m_text += "\":";
 }
 
 std::string_view JsonArgs::text()

@@ -11,6 +11,16 @@ namespace {
 /// GPUs sort after the processes (whose sort key is their pid, below 2^24).
 constexpr std::int64_t kGpuSortBase = std::int64_t(1) << 32;
 
+/// The track of `key` in `tracks`, made by `make()` the first time.
+template<typename Map, typename Key, typename Make>
+model::TrackId findOrAdd(Map& tracks, const Key& key, Make make)
+{
+    auto it = tracks.find(key);
+    if (it == tracks.end())
+        it = tracks.emplace(key, make()).first;
+    return it->second;
+}
+
 }  // namespace
 
 NsysTracks::NsysTracks(NsysDatabase& db, TraceSink& sink)
@@ -74,16 +84,13 @@ std::optional<std::size_t> NsysTracks::gpuFor(std::int64_t pid, std::int64_t dev
 
 model::TrackId NsysTracks::gpuTrack(std::int64_t key, std::int64_t number, std::string_view name)
 {
-    auto it = m_gpuTracks.find(key);
-    if (it == m_gpuTracks.end()) {
+    return findOrAdd(m_gpuTracks, key, [&] {
         std::string label = "GPU " + std::to_string(number);
         if (!name.empty())
             label += ": " + std::string(name);
-        const model::TrackId track = m_sink.addTrack(
+        return m_sink.addTrack(
             model::kNoTrack, model::ResourceKind::Gpu, std::move(label), kGpuSortBase + number);
-        it = m_gpuTracks.emplace(key, track).first;
-    }
-    return it->second;
+    });
 }
 
 model::TrackId NsysTracks::gpuById(std::int64_t gpuId)
@@ -103,23 +110,18 @@ model::TrackId NsysTracks::stream(
     const model::TrackId gpuTrackId = gpu ? gpuTrack(m_gpus[*gpu].id, device, m_gpus[*gpu].name)
                                           : gpuTrack(-1 - device, device, {});
     const auto key = std::make_tuple(gpuTrackId, globalPid, contextId, streamId);
-    auto it = m_streams.find(key);
-    if (it == m_streams.end()) {
+    return findOrAdd(m_streams, key, [&] {
         const std::int64_t firstPid = m_gpuFirstPid.emplace(gpuTrackId, globalPid).first->second;
         std::string label = "stream " + std::to_string(streamId);
         if (globalPid != firstPid)  // several processes share the GPU
             label += " (pid " + std::to_string(nsysPid(globalPid)) + ")";
-        const model::TrackId track =
-            m_sink.addTrack(gpuTrackId, model::ResourceKind::Stream, std::move(label), streamId);
-        it = m_streams.emplace(key, track).first;
-    }
-    return it->second;
+        return m_sink.addTrack(gpuTrackId, model::ResourceKind::Stream, std::move(label), streamId);
+    });
 }
 
 model::TrackId NsysTracks::process(std::int64_t globalPid)
 {
-    auto it = m_processes.find(globalPid);
-    if (it == m_processes.end()) {
+    return findOrAdd(m_processes, globalPid, [&] {
         const std::int64_t pid = nsysPid(globalPid);
         std::string name;
         if (const auto p = m_processNames.find(globalPid); p != m_processNames.end())
@@ -128,11 +130,9 @@ model::TrackId NsysTracks::process(std::int64_t globalPid)
             name = t->second;  // the main thread's name
         std::string label = name.empty() ? "pid " + std::to_string(pid)
                                          : name + " (pid " + std::to_string(pid) + ")";
-        const model::TrackId track =
-            m_sink.addTrack(model::kNoTrack, model::ResourceKind::Process, std::move(label), pid);
-        it = m_processes.emplace(globalPid, track).first;
-    }
-    return it->second;
+        return m_sink.addTrack(
+            model::kNoTrack, model::ResourceKind::Process, std::move(label), pid);
+    });
 }
 
 model::TrackId NsysTracks::thread(std::int64_t globalTid)
@@ -140,8 +140,7 @@ model::TrackId NsysTracks::thread(std::int64_t globalTid)
     const std::int64_t globalPid = nsysGlobalPid(globalTid);
     if (nsysTid(globalTid) == 0)
         globalTid = globalPid | nsysPid(globalTid);  // process-wide rows: the main thread
-    auto it = m_threads.find(globalTid);
-    if (it == m_threads.end()) {
+    return findOrAdd(m_threads, globalTid, [&] {
         const model::TrackId parent = process(globalPid);
         const std::int64_t tid = nsysTid(globalTid);
         const auto named = m_threadNames.find(globalTid);
@@ -150,22 +149,16 @@ model::TrackId NsysTracks::thread(std::int64_t globalTid)
             : named->second + " (tid " + std::to_string(tid) + ")";
         // The main thread first, then by tid.
         const std::int64_t sortKey = tid == nsysPid(globalTid) ? 0 : tid;
-        const model::TrackId track =
-            m_sink.addTrack(parent, model::ResourceKind::Thread, std::move(label), sortKey);
-        it = m_threads.emplace(globalTid, track).first;
-    }
-    return it->second;
+        return m_sink.addTrack(parent, model::ResourceKind::Thread, std::move(label), sortKey);
+    });
 }
 
 model::TrackId NsysTracks::nvtxRanges(std::int64_t globalPid)
 {
-    auto it = m_nvtxRanges.find(globalPid);
-    if (it == m_nvtxRanges.end()) {
-        const model::TrackId track = m_sink.addTrack(process(globalPid), model::ResourceKind::Group,
+    return findOrAdd(m_nvtxRanges, globalPid, [&] {
+        return m_sink.addTrack(process(globalPid), model::ResourceKind::Group,
             "NVTX start/end ranges", std::int64_t(1) << 24);
-        it = m_nvtxRanges.emplace(globalPid, track).first;
-    }
-    return it->second;
+    });
 }
 
 }  // namespace strata::storage
