@@ -12,6 +12,7 @@
 
 #include "tests/support/temp_dir.h"
 #include <catch2/catch.hpp>
+#include <zlib.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -433,6 +434,19 @@ TEST_CASE("broken nsys inputs give one-line errors and leave no temporary file",
         CHECK_THAT(importError(dir / "other.sqlite"),
             Catch::StartsWith(
                 (dir / "other.sqlite").string() + ": tables: expected an Nsight Systems export"));
+    }
+    SECTION("a gzipped SQLite database that is not an nsys export") {
+        {
+            storage::SqliteDb db(dir / "other.sqlite", storage::SqliteDb::Mode::Create);
+            db.exec("CREATE TABLE customers (id INT);");
+        }
+        const std::string bytes = readFile(dir / "other.sqlite");
+        gzFile gz = gzopen((dir / "other.sqlite.gz").c_str(), "wb");
+        REQUIRE(gz != nullptr);
+        gzwrite(gz, bytes.data(), static_cast<unsigned>(bytes.size()));
+        gzclose(gz);
+        CHECK_THAT(importError(dir / "other.sqlite.gz"),
+            Catch::StartsWith((dir / "other.sqlite.gz").string() + ": tables: expected"));
     }
     SECTION("a file that is neither SQLite nor the CSV") {
         writeFile(dir / "junk.sqlite", "SQLite format 3");  // too short for the magic
