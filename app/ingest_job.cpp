@@ -2,6 +2,7 @@
 
 #include "storage/chrome_json_importer.h"
 #include "storage/input_error.h"
+#include "storage/nsys_importer.h"
 #include "storage/paraver_importer.h"
 #include "storage/store_builder.h"
 
@@ -83,7 +84,7 @@ void checkInputs(const IngestRequest& request)
             throw storage::InputError::atByte(input.string(), 0,
                                               "expected a trace (Chrome/Kineto JSON, Paraver, nsys, ncu, counters "
                                               "CSV, folded stacks, perf script, OTF2): format not recognised");
-        if (format != TraceFormat::Chrome && format != TraceFormat::Paraver)
+        if (format != TraceFormat::Chrome && format != TraceFormat::Paraver && format != TraceFormat::Nsys)
             throw storage::InputError(input.string() + ": format '" + std::string(storage::formatName(format))
                                       + "' detected; it is not supported yet");
     }
@@ -117,7 +118,18 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
         const TraceFormat format = formatOf(request, input);
         const storage::ProgressFn reading = phase(progress, "reading " + input.filename().string());
         ImportReport report(builder, i, input, format);
-        if (format == TraceFormat::Paraver) {
+        if (format == TraceFormat::Nsys) {
+            const storage::NsysImportStats stats = storage::importNsys(input, builder, reading);
+            for (const auto& [name, value] :
+                 {std::pair<std::string_view, std::uint64_t>{"kernels", stats.kernels}, {"memcpys", stats.memcpys},
+                  {"memsets", stats.memsets}, {"api_calls", stats.apiCalls}, {"nvtx_ranges", stats.nvtxRanges},
+                  {"nvtx_marks", stats.nvtxMarks}, {"osrt_calls", stats.osrtCalls},
+                  {"gpu_metric_samples", stats.gpuMetricSamples}, {"flows", stats.flows},
+                  {"backtrace_rows_skipped", stats.backtraceRows}, {"nvtx_unclosed_skipped", stats.nvtxUnclosed},
+                  {"gpu_ops_without_call", stats.gpuOpsWithoutCall}, {"negative_durations", stats.negativeDurations}})
+                report.row(name, value);
+            report.warnings(input, stats.warnings, summary);
+        } else if (format == TraceFormat::Paraver) {
             const storage::ParaverImportStats stats = storage::importParaver(input, builder, reading);
             for (const auto& [name, value] : {std::pair<std::string_view, std::uint64_t>{"lines", stats.lines},
                                               {"states", stats.states}, {"event_lines", stats.eventLines},

@@ -57,6 +57,12 @@ Role classifyRole(std::string_view name, std::string_view category)
         return Role::Transfer;
     if (containsAny(n, {"synchronize", "cudastreamwaitevent", "barrier", "wait"}))
         return Role::Sync;
+    // OS runtime calls (Nsight Systems' OSRT_API): blocking ones are waits, the rest overhead.
+    if (c == "osrt")
+        return containsAny(n, {"poll", "select", "sleep", "futex", "mutex_lock", "pthread_join",
+                               "sem_", "accept", "recv"})
+            ? Role::Sync
+            : Role::Runtime;
     if (c == "cuda_runtime" || c == "cuda_driver" || c == "runtime"
         || containsAny(n, {"cudalaunch", "culaunch", "hiplaunch", "cudamemcpy", "cudamemset"}))
         return Role::Runtime;

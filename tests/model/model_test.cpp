@@ -34,6 +34,16 @@ TEST_CASE("roles come from names and categories the way profilers write them", "
     CHECK(classifyRole("cudaLaunchKernel", "cuda_runtime") == Role::Runtime);
     CHECK(classifyRole("ampere_sgemm_128x64_tn", "kernel") == Role::Useful);
     CHECK(classifyRole("aten::linear", "cpu_op") == Role::Useful);
+    // Nsight Systems names: driver API, memset, OS runtime calls.
+    CHECK(classifyRole("cuLaunchKernel", "cuda_driver") == Role::Runtime);
+    CHECK(classifyRole("cuCtxSynchronize", "cuda_driver") == Role::Sync);
+    CHECK(classifyRole("cudaDeviceSynchronize", "cuda_runtime") == Role::Sync);
+    CHECK(classifyRole("Memset", "gpu_memset") == Role::Transfer);
+    CHECK(classifyRole("ncclKernel_AllGather_RING_LL_Sum_int8_t", "kernel") == Role::Comm);
+    CHECK(classifyRole("poll", "osrt") == Role::Sync);
+    CHECK(classifyRole("pthread_cond_timedwait", "osrt") == Role::Sync);
+    CHECK(classifyRole("ioctl", "osrt") == Role::Runtime);
+    CHECK(classifyRole("write", "osrt") == Role::Runtime);
     for (Role r : kAllRoles)
         CHECK(parseRole(roleName(r)) == r);
     CHECK_FALSE(parseRole("busy"));
