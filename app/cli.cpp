@@ -15,7 +15,8 @@ namespace {
 constexpr const char* kUsage = R"(usage:
   strata ingest INPUT... -o STORE [--format auto|chrome|paraver|nsys|ncu|counters|folded|otf2] [--threads N]
   strata info STORE [--json]
-  strata metrics STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream]
+  strata metrics STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream] [--rules FILE] [--all-workers]
+  strata metrics STORE --profile [--json] [--window T0:T1] [--level ...] [--top N]
   strata render STORE -o OUT.png|OUT.svg [--view timeline|flame|counters|metrics|window] [--window T0:T1] [--tracks REGEX] [--size WxH]
   strata cut STORE -o OUT.strata|OUT.json|OUT.prv [--window T0:T1] [--tracks REGEX] [--filter EXPR]
   strata synth -o OUT.json|OUT.json.gz|OUT.prv|OUT.strata --events N [--ranks R] [--seed S]
@@ -48,7 +49,9 @@ int runCli(int argc, char** argv)
             return synthCommand(rest);
         if (command == "bench")
             return benchCommand(rest);
-        if (command == "metrics" || command == "render" || command == "cut") {
+        if (command == "metrics")
+            return metricsCommand(rest);
+        if (command == "render" || command == "cut") {
             std::fprintf(stderr, "strata %s: not available in this version yet\n", command.c_str());
             return kExitUsage;
         }
