@@ -15,7 +15,8 @@ namespace {
 constexpr const char* kUsage = R"(usage:
   strata ingest INPUT... -o STORE [--format auto|chrome|paraver|nsys|ncu|counters|folded|otf2] [--threads N]
   strata info STORE [--json]
-  strata metrics STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream]
+  strata metrics STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream] [--rules FILE] [--all-workers]
+  strata metrics STORE --profile [--json] [--window T0:T1] [--level ...] [--top N]
   strata render STORE -o OUT.png|OUT.svg [--view timeline|window] [--window T0:T1] [--tracks REGEX] [--size WxH]
                 [--color-by name|category|role] [--scale 1..4]
   strata cut STORE -o OUT.strata|OUT.json|OUT.json.gz|OUT.prv [--window T0:T1] [--tracks REGEX] [--filter EXPR] [--rebase]
@@ -53,10 +54,8 @@ int runCli(int argc, char** argv)
             return renderCommand(rest, argc, argv);
         if (command == "cut")
             return cutCommand(rest);
-        if (command == "metrics") {
-            std::fprintf(stderr, "strata %s: not available in this version yet\n", command.c_str());
-            return kExitUsage;
-        }
+        if (command == "metrics")
+            return metricsCommand(rest);
         if (!command.empty() && command[0] == '-')
             throw UsageError{"unknown option " + command};
         return guiCommand(args, argc, argv);
