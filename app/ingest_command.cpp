@@ -2,9 +2,11 @@
 #include "app/commands.h"
 #include "app/progress_bar.h"
 #include "storage/chrome_json_importer.h"
+#include "storage/folded_importer.h"
 #include "storage/format_detect.h"
 #include "storage/input_error.h"
 #include "storage/paraver_importer.h"
+#include "storage/perf_script_importer.h"
 #include "storage/store_builder.h"
 
 #include <algorithm>
@@ -49,7 +51,8 @@ int ingestCommand(const Args& args)
             throw storage::InputError::atByte(input.string(), 0,
                                               "expected a trace (Chrome/Kineto JSON, Paraver, nsys, ncu, counters "
                                               "CSV, folded stacks, perf script, OTF2): format not recognised");
-        if (format != storage::TraceFormat::Chrome && format != storage::TraceFormat::Paraver)
+        if (format != storage::TraceFormat::Chrome && format != storage::TraceFormat::Paraver
+            && format != storage::TraceFormat::Folded && format != storage::TraceFormat::PerfScript)
             throw storage::InputError(input.string() + ": format '" + std::string(storage::formatName(format))
                                       + "' detected; it is not supported yet");
     }
@@ -66,7 +69,18 @@ int ingestCommand(const Args& args)
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         const std::filesystem::path input = inputs[i];
         ProgressBar readBar("reading " + input.filename().string());
-        if ((forced ? *forced : storage::detectFormat(input)) == storage::TraceFormat::Paraver) {
+        const storage::TraceFormat format = forced ? *forced : storage::detectFormat(input);
+        if (format == storage::TraceFormat::Folded || format == storage::TraceFormat::PerfScript) {
+            if (format == storage::TraceFormat::Folded) {
+                storage::importFolded(input, builder, readBar.callback());
+            } else {
+                for (const std::string& warning : storage::importPerfScript(input, builder, readBar.callback()).warnings)
+                    std::fprintf(stderr, "%s: warning: %s\n", input.c_str(), warning.c_str());
+            }
+            sources += (sources.empty() ? "" : ";") + input.string();
+            continue;
+        }
+        if (format == storage::TraceFormat::Paraver) {
             const storage::ParaverImportStats stats = storage::importParaver(input, builder, readBar.callback());
             for (const std::string& warning : stats.warnings)
                 std::fprintf(stderr, "%s: warning: %s\n", input.c_str(), warning.c_str());

@@ -2,6 +2,7 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <memory>
 
 namespace strata::storage {
@@ -330,7 +331,9 @@ FlowTile decodeFlowTile(std::string_view payload)
     return tile;
 }
 
-// Stack samples: n | time Δ | stack.
+// Stack samples: n | time Δ | stack | [weight]. The weight column is written only when
+// some sample weighs other than 1 (plain perf samples stay as small as before, and tiles
+// written before weights existed still decode: no column means every weight is 1).
 std::string encodeTile(const SampleTile& tile, int zstdLevel)
 {
     ByteWriter out;
@@ -338,6 +341,12 @@ std::string encodeTile(const SampleTile& tile, int zstdLevel)
     writeTimes(out, tile.samples, [](const model::StackSample& s) { return s.timeNs; });
     for (const auto& s : tile.samples)
         out.varint(s.stack);
+    const bool weighted = std::any_of(tile.samples.begin(), tile.samples.end(),
+                                      [](const model::StackSample& s) { return s.weight != 1; });
+    if (weighted) {
+        for (const auto& s : tile.samples)
+            out.varint(s.weight);
+    }
     return wrap(TileKind::Samples, out.bytes(), zstdLevel);
 }
 
@@ -350,6 +359,14 @@ SampleTile decodeSampleTile(std::string_view payload)
     readTimes(in, tile.samples, [](model::StackSample& s, model::TimeNs t) { s.timeNs = t; });
     for (auto& s : tile.samples)
         s.stack = decodeId(in);
+    if (!in.atEnd()) {
+        for (auto& s : tile.samples) {
+            const std::uint64_t weight = in.varint();
+            if (weight > 0xFFFFFFFFu)
+                throw CorruptTile("sample weight out of range");
+            s.weight = static_cast<std::uint32_t>(weight);
+        }
+    }
     expectEnd(in);
     return tile;
 }
