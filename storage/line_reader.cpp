@@ -7,12 +7,24 @@
 namespace strata::storage {
 
 namespace {
-constexpr std::size_t kInitialBytes = std::size_t(1) << 20;
+// Small enough that opening many tiny files (tests, fuzzing) costs little; reads of this
+// size are still far cheaper than parsing what they bring.
+constexpr std::size_t kInitialBytes = std::size_t(64) << 10;
+// Below this size a file is read on the caller's thread: starting the prefetch thread
+// costs more than it saves.
+constexpr std::uintmax_t kPrefetchFromBytes = std::uintmax_t(4) << 20;
+
+bool worthPrefetching(const std::filesystem::path& path)
+{
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    return !ec && size >= kPrefetchFromBytes;
+}
 constexpr std::uint64_t kProgressEveryBytes = std::uint64_t(4) << 20;
 } // namespace
 
 LineReader::LineReader(const std::filesystem::path& path, ProgressFn progress)
-    : m_reader(path, true)
+    : m_reader(path, worthPrefetching(path))
     , m_fileName(path.string())
     , m_progress(std::move(progress))
     , m_buffer(kInitialBytes)
