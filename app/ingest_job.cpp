@@ -1,6 +1,8 @@
 #include "app/ingest_job.h"
 
 #include "storage/chrome_json_importer.h"
+#include "storage/folded_importer.h"
+#include "storage/perf_script_importer.h"
 #include "storage/input_error.h"
 #include "storage/nsys_importer.h"
 #include "storage/paraver_importer.h"
@@ -84,7 +86,8 @@ void checkInputs(const IngestRequest& request)
             throw storage::InputError::atByte(input.string(), 0,
                                               "expected a trace (Chrome/Kineto JSON, Paraver, nsys, ncu, counters "
                                               "CSV, folded stacks, perf script, OTF2): format not recognised");
-        if (format != TraceFormat::Chrome && format != TraceFormat::Paraver && format != TraceFormat::Nsys)
+        if (format != TraceFormat::Chrome && format != TraceFormat::Paraver && format != TraceFormat::Nsys
+            && format != TraceFormat::Folded && format != TraceFormat::PerfScript)
             throw storage::InputError(input.string() + ": format '" + std::string(storage::formatName(format))
                                       + "' detected; it is not supported yet");
     }
@@ -118,7 +121,21 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
         const TraceFormat format = formatOf(request, input);
         const storage::ProgressFn reading = phase(progress, "reading " + input.filename().string());
         ImportReport report(builder, i, input, format);
-        if (format == TraceFormat::Nsys) {
+        if (format == TraceFormat::Folded) {
+            const storage::FoldedImportStats stats = storage::importFolded(input, builder, reading);
+            for (const auto& [name, value] : {std::pair<std::string_view, std::uint64_t>{"lines", stats.lines},
+                                              {"stack_lines", stats.stackLines}, {"samples", stats.samples},
+                                              {"total_count", stats.totalCount}, {"max_depth", stats.maxDepth}})
+                report.row(name, value);
+        } else if (format == TraceFormat::PerfScript) {
+            const storage::PerfImportStats stats = storage::importPerfScript(input, builder, reading);
+            for (const auto& [name, value] :
+                 {std::pair<std::string_view, std::uint64_t>{"lines", stats.lines}, {"samples", stats.samples},
+                  {"frames", stats.frames}, {"max_depth", stats.maxDepth}, {"empty_stacks", stats.emptyStacks},
+                  {"unknown_frames", stats.unknownFrames}, {"threads", stats.threads}})
+                report.row(name, value);
+            report.warnings(input, stats.warnings, summary);
+        } else if (format == TraceFormat::Nsys) {
             const storage::NsysImportStats stats = storage::importNsys(input, builder, reading);
             for (const auto& [name, value] :
                  {std::pair<std::string_view, std::uint64_t>{"kernels", stats.kernels}, {"memcpys", stats.memcpys},

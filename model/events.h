@@ -67,10 +67,15 @@ struct Flow
 using StackId = std::uint32_t;
 
 /// A sampled call stack (perf, py-spy): the stack is interned in the store's stack table.
+/// `weight` is what the sample counts for in a flame graph: 1 for a plain sample, the
+/// perf period (cycles, ns of cpu-clock, page faults) when the profiler recorded one, a
+/// folded line's count. 32 bits keep the sample at 16 bytes; an importer splits larger
+/// weights into several samples at the same time.
 struct StackSample
 {
     TimeNs timeNs = 0;
     StackId stack = 0;
+    std::uint32_t weight = 1;
     friend bool operator==(const StackSample&, const StackSample&) = default;
 };
 

@@ -214,6 +214,16 @@ void StoreReader::loadMetadata()
                                   "category", m_path);
         m_categories[static_cast<model::StringId>(id)] = {categories.int64(1), categories.int64(2)};
     }
+    auto stacks = m_db->prepare("SELECT id, parent, frame FROM stacks ORDER BY id");
+    while (stacks.step()) {
+        const std::int64_t id = stacks.int64(0);
+        const std::int64_t parent = stacks.int64(1);
+        if (id != static_cast<std::int64_t>(m_stacks.size()) || parent < 0 || parent >= id)
+            throw StoreError(m_path.string() + ": corrupted store: bad stack " + std::to_string(id));
+        m_stacks.add(static_cast<model::StackId>(parent),
+                     static_cast<model::StringId>(checkedId(stacks.int64(2), static_cast<std::int64_t>(m_strings.size()),
+                                                            "stack frame", m_path)));
+    }
     m_indexStmt.emplace(m_db->prepare("SELECT payload FROM tile_index WHERE track = ?"));
     m_connections[0] = std::make_unique<Connection>(m_path);
 }
@@ -367,6 +377,24 @@ std::vector<model::Interval> StoreReader::intervals(model::TrackId track, TimeNs
     std::lock_guard lock(m_mutex);
     std::vector<model::Interval> out;
     readExactIntervals(track, 0, {startNs, endNs}, out, *m_connections[0]);
+    return out;
+}
+
+std::vector<model::StackSample> StoreReader::stackSamples(model::TrackId track, TimeNs startNs, TimeNs endNs)
+{
+    std::lock_guard lock(m_mutex);
+    std::vector<model::StackSample> out;
+    Connection& conn = *m_connections[0];
+    const auto* tiles = summary(track).samples > 0 ? index(track).find(TileKind::Samples, 0) : nullptr;
+    if (!tiles)
+        return out;
+    forExactTiles(*tiles, startNs, endNs, [&](const TileRef& ref) {
+        auto decoded = tile(ref, static_cast<int>(TileKind::Samples), conn);
+        for (const model::StackSample& s : std::get<SampleTile>(*decoded).samples) {
+            if (s.timeNs >= startNs && s.timeNs < endNs)
+                out.push_back(s);
+        }
+    });
     return out;
 }
 

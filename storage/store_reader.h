@@ -16,6 +16,7 @@
 
 #include "model/lod_grid.h"
 #include "model/resource_tree.h"
+#include "model/stack_table.h"
 #include "model/string_table.h"
 #include "storage/sqlite_db.h"
 #include "storage/tile_cache.h"
@@ -96,12 +97,17 @@ public:
     const std::map<std::string, std::string>& allMeta() const { return m_meta; }
     const TrackSummary& summary(model::TrackId track) const { return m_summaries.at(track); }
     const std::map<model::StringId, CategoryTotals>& categories() const { return m_categories; }
+    /// The interned call stacks: frame and parent of each stack id (model/stack_table.h).
+    const model::StackTable& stacks() const { return m_stacks; }
 
     /// The viewport query (see the class comment).
     std::vector<TrackSlice> query(const ViewportQuery& q);
     /// Every interval of `track` overlapping [startNs, endNs), exact, by (start, seq).
     std::vector<model::Interval> intervals(model::TrackId track, model::TimeNs startNs,
                                            model::TimeNs endNs);
+    /// Every stack sample of `track` with startNs <= time < endNs, by time.
+    std::vector<model::StackSample> stackSamples(model::TrackId track, model::TimeNs startNs,
+                                                 model::TimeNs endNs);
     /// The args (JSON object text) of an interval returned by a query, or "".
     std::string intervalArgs(model::TrackId track, const model::Interval& interval);
 
@@ -147,6 +153,7 @@ private:
     std::unique_ptr<Connection> m_connections[2];
     model::StringTable m_strings;
     model::ResourceTree m_resources;
+    model::StackTable m_stacks;
     model::LodGrid m_grid;
     model::TimeRange m_span;
     std::map<std::string, std::string> m_meta;

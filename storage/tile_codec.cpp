@@ -2,11 +2,15 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <memory>
 
 namespace strata::storage {
 
 namespace {
+
+/// Wide enough to add or multiply two int64 times without overflow (GCC and Clang).
+__extension__ using Int128 = __int128;
 
 // Decoded tiles are capped so that a corrupted size field cannot ask for gigabytes.
 constexpr std::uint64_t kMaxRawTileBytes = 512u << 20;
@@ -216,7 +220,7 @@ IntervalTile decodeIntervalTile(std::string_view payload)
     readTimes(in, ev, [](model::Interval& e, model::TimeNs t) { e.startNs = t; });
     for (auto& e : ev) {
         const std::uint64_t d = in.varint();
-        if (static_cast<__int128>(e.startNs) + d > INT64_MAX)
+        if (static_cast<Int128>(e.startNs) + d > INT64_MAX)
             throw CorruptTile("tile holds an interval ending after the end of time");
         e.endNs = e.startNs + static_cast<model::TimeNs>(d);
     }
@@ -330,7 +334,9 @@ FlowTile decodeFlowTile(std::string_view payload)
     return tile;
 }
 
-// Stack samples: n | time Δ | stack.
+// Stack samples: n | time Δ | stack | [weight]. The weight column is written only when
+// some sample weighs other than 1 (plain perf samples stay as small as before, and tiles
+// written before weights existed still decode: no column means every weight is 1).
 std::string encodeTile(const SampleTile& tile, int zstdLevel)
 {
     ByteWriter out;
@@ -338,6 +344,12 @@ std::string encodeTile(const SampleTile& tile, int zstdLevel)
     writeTimes(out, tile.samples, [](const model::StackSample& s) { return s.timeNs; });
     for (const auto& s : tile.samples)
         out.varint(s.stack);
+    const bool weighted = std::any_of(tile.samples.begin(), tile.samples.end(),
+                                      [](const model::StackSample& s) { return s.weight != 1; });
+    if (weighted) {
+        for (const auto& s : tile.samples)
+            out.varint(s.weight);
+    }
     return wrap(TileKind::Samples, out.bytes(), zstdLevel);
 }
 
@@ -350,6 +362,14 @@ SampleTile decodeSampleTile(std::string_view payload)
     readTimes(in, tile.samples, [](model::StackSample& s, model::TimeNs t) { s.timeNs = t; });
     for (auto& s : tile.samples)
         s.stack = decodeId(in);
+    if (!in.atEnd()) {
+        for (auto& s : tile.samples) {
+            const std::uint64_t weight = in.varint();
+            if (weight > 0xFFFFFFFFu)
+                throw CorruptTile("sample weight out of range");
+            s.weight = static_cast<std::uint32_t>(weight);
+        }
+    }
     expectEnd(in);
     return tile;
 }
@@ -403,7 +423,7 @@ IntervalSummaryTile decodeIntervalSummaryTile(std::string_view payload)
     for (auto& c : cells)
         c.count = decodeId(in);
     for (auto& c : cells) {
-        const __int128 start = static_cast<__int128>(c.bucket) * tile.bucketNs + in.svarint();
+        const Int128 start = static_cast<Int128>(c.bucket) * tile.bucketNs + in.svarint();
         if (start < INT64_MIN || start > INT64_MAX)
             throw CorruptTile("summary tile holds a time beyond int64");
         c.longestStartNs = static_cast<model::TimeNs>(start);
