@@ -2,8 +2,11 @@
 #include "app/commands.h"
 #include "app/progress_bar.h"
 #include "storage/chrome_json_importer.h"
+#include "storage/counter_log_importer.h"
 #include "storage/format_detect.h"
 #include "storage/input_error.h"
+#include "storage/kernel_recorder.h"
+#include "storage/ncu_importer.h"
 #include "storage/paraver_importer.h"
 #include "storage/store_builder.h"
 
@@ -38,8 +41,8 @@ int ingestCommand(const Args& args)
     storage::StoreBuilder builder(*output, options);
     std::uintmax_t inputBytes = 0;
     std::string sources;
-    const auto& inputs = p.positional();
-    for (const std::filesystem::path input : inputs) {
+    const auto& allInputs = p.positional();
+    for (const std::filesystem::path input : allInputs) {
         std::error_code ec;
         if (!std::filesystem::is_regular_file(input, ec))
             throw storage::InputError(input.string() + ": no such file");
@@ -49,10 +52,22 @@ int ingestCommand(const Args& args)
             throw storage::InputError::atByte(input.string(), 0,
                                               "expected a trace (Chrome/Kineto JSON, Paraver, nsys, ncu, counters "
                                               "CSV, folded stacks, perf script, OTF2): format not recognised");
-        if (format != storage::TraceFormat::Chrome && format != storage::TraceFormat::Paraver)
+        if (format != storage::TraceFormat::Chrome && format != storage::TraceFormat::Paraver
+            && format != storage::TraceFormat::Ncu && format != storage::TraceFormat::Counters)
             throw storage::InputError(input.string() + ": format '" + std::string(storage::formatName(format))
                                       + "' detected; it is not supported yet");
     }
+    // Nsight Compute and counter files join to the traces, so they go after them, whatever
+    // the argument order; a recorder between the importers and the builder remembers the
+    // traces' kernels and origin for them.
+    std::vector<std::string> inputs, joinInputs;
+    for (const std::filesystem::path input : allInputs) {
+        const storage::TraceFormat format = forced ? *forced : storage::detectFormat(input);
+        const bool joins = format == storage::TraceFormat::Ncu || format == storage::TraceFormat::Counters;
+        (joins ? joinInputs : inputs).push_back(input.string());
+    }
+    storage::KernelRecorder recorder(builder);
+    storage::TraceSink& sink = joinInputs.empty() ? static_cast<storage::TraceSink&>(builder) : recorder;
     // Several Chrome files are ranks of one run: align them on the earliest origin.
     std::optional<model::TimeNs> origin;
     if (inputs.size() > 1) {
@@ -67,7 +82,7 @@ int ingestCommand(const Args& args)
         const std::filesystem::path input = inputs[i];
         ProgressBar readBar("reading " + input.filename().string());
         if ((forced ? *forced : storage::detectFormat(input)) == storage::TraceFormat::Paraver) {
-            const storage::ParaverImportStats stats = storage::importParaver(input, builder, readBar.callback());
+            const storage::ParaverImportStats stats = storage::importParaver(input, sink, readBar.callback());
             for (const std::string& warning : stats.warnings)
                 std::fprintf(stderr, "%s: warning: %s\n", input.c_str(), warning.c_str());
             sources += (sources.empty() ? "" : ";") + input.string();
@@ -77,16 +92,34 @@ int ingestCommand(const Args& args)
         if (inputs.size() > 1)
             importOptions.rank = static_cast<int>(i);
         importOptions.originNs = origin;
-        const storage::ImportStats stats = storage::importChromeJson(input, builder, importOptions, readBar.callback());
+        const storage::ImportStats stats = storage::importChromeJson(input, sink, importOptions, readBar.callback());
         for (const std::string& warning : stats.warnings)
             std::fprintf(stderr, "%s: warning: %s\n", input.c_str(), warning.c_str());
+        sources += (sources.empty() ? "" : ";") + input.string();
+    }
+    for (const std::filesystem::path input : joinInputs) {
+        if ((forced ? *forced : storage::detectFormat(input)) == storage::TraceFormat::Ncu) {
+            const bool withTrace = !inputs.empty();
+            const storage::NcuImportStats stats
+                = storage::importNcuCsv(input, sink, withTrace ? &recorder.kernels() : nullptr);
+            for (const std::string& warning : stats.warnings)
+                std::fprintf(stderr, "%s: warning: %s\n", input.c_str(), warning.c_str());
+        } else {
+            storage::CounterLogOptions counterOptions;
+            counterOptions.originNs = recorder.originNs();
+            ProgressBar readBar("reading " + input.filename().string());
+            const storage::CounterLogStats stats
+                = storage::importCounterLog(input, sink, counterOptions, readBar.callback());
+            for (const std::string& warning : stats.warnings)
+                std::fprintf(stderr, "%s: warning: %s\n", input.c_str(), warning.c_str());
+        }
         sources += (sources.empty() ? "" : ";") + input.string();
     }
     builder.setMeta("source", sources);
     builder.finish();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::fprintf(stderr, "ingested %llu events from %zu file(s) (%.1f MB) into %s (%.1f MB) in %.2f s\n",
-                 static_cast<unsigned long long>(builder.eventCount()), inputs.size(), inputBytes / 1e6,
+                 static_cast<unsigned long long>(builder.eventCount()), allInputs.size(), inputBytes / 1e6,
                  output->c_str(), std::filesystem::file_size(*output) / 1e6, seconds);
     return kExitOk;
 }
