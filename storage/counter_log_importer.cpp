@@ -100,6 +100,7 @@ std::optional<TimeNs> parseDateTime(std::string_view text)
     }
     const bool dateSeps = (text[4] == '/' && text[7] == '/') || (text[4] == '-' && text[7] == '-');
     if (!dateSeps || (text[10] != ' ' && text[10] != 'T') || text[13] != ':' || text[16] != ':'
+        || parts[0] < 1678 || parts[0] > 2261  // int64 epoch ns covers 1677-09 .. 2262-04
         || parts[1] < 1 || parts[1] > 12 || parts[2] < 1 || parts[2] > 31 || parts[3] > 23
         || parts[4] > 59 || parts[5] > 60)
         return std::nullopt;
@@ -240,8 +241,9 @@ CounterLogStats importCounterLog(const std::filesystem::path& path, TraceSink& s
             throw InputError::atLine(file, csv.line(),
                 "column " + std::to_string(timeColumn + 1) + " (" + stats.timeColumn
                     + "): expected a "
-                    + (dateTime ? "date and time" : "number of " + stats.timeUnit) + ", got '"
-                    + std::string(timeText.substr(0, 40)) + "'");
+                    + (dateTime ? "date and time (years 1678-2261)"
+                                : "number of " + stats.timeUnit + " or a date and time")
+                    + ", got '" + std::string(timeText.substr(0, 40)) + "'");
         }
         if (!origin) {
             origin = *absolute;

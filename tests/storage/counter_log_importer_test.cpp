@@ -158,12 +158,17 @@ TEST_CASE("perf-stat style logs: seconds, comments, separators, ragged rows", "[
 TEST_CASE(
     "bad counter logs give one line with the file, the line and what was expected", "[counters]") {
     CHECK_THAT(errorOf(fixture("bad_time.csv")),
-        Catch::EndsWith(
-            "bad_time.csv: line 4: column 1 (epoch_ns): expected a number of ns, got 'abc'"));
+        Catch::EndsWith("bad_time.csv: line 4: column 1 (epoch_ns): expected a number of ns or a "
+                        "date and time, got 'abc'"));
     CHECK_THAT(errorOf(fixture("no_time_column.csv")),
         Catch::EndsWith(
             "no_time_column.csv: line 1: expected a time column (epoch_ns, timestamp, time, "
             "ts, ...) in the CSV header"));
+    // Found by fuzzing (UBSan: signed overflow): a date beyond int64 epoch ns.
+    CHECK_THAT(errorOf(fixture("far_date.csv")),
+        Catch::EndsWith(
+            "far_date.csv: line 2: column 1 (timestamp): expected a number of ns or a date "
+            "and time, got '9999/12/31 23:59:59.999'"));
     const std::string cut = errorOf(fixture("nvml_truncated.csv.gz"));
     CHECK_THAT(cut, Catch::Contains("nvml_truncated.csv.gz: line "));
     CHECK_THAT(cut, Catch::Contains("file is truncated"));
