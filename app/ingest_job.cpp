@@ -1,11 +1,9 @@
 #include "app/ingest_job.h"
 
+#include "app/file_import.h"
+
 #include "storage/chrome_json_importer.h"
-#include "storage/folded_importer.h"
-#include "storage/perf_script_importer.h"
 #include "storage/input_error.h"
-#include "storage/nsys_importer.h"
-#include "storage/paraver_importer.h"
 #include "storage/store_builder.h"
 
 #include <algorithm>
@@ -30,35 +28,6 @@ storage::ProgressFn phase(const IngestProgress& progress, std::string name)
         return progress(name, done, total);
     };
 }
-
-/// The import report of one file, kept in the store's meta.
-class ImportReport
-{
-public:
-    ImportReport(storage::StoreBuilder& builder, std::size_t index, const std::filesystem::path& input,
-                 TraceFormat format)
-        : m_builder(builder)
-        , m_prefix("import." + std::to_string(index) + ".")
-    {
-        m_builder.setMeta(m_prefix + "file", input.string());
-        m_builder.setMeta(m_prefix + "format", std::string(storage::formatName(format)));
-    }
-    void row(std::string_view name, std::uint64_t value)
-    {
-        if (value > 0)
-            m_builder.setMeta(m_prefix + std::string(name), std::to_string(value));
-    }
-    void warnings(const std::filesystem::path& input, const std::vector<std::string>& lines, IngestSummary& summary)
-    {
-        for (const std::string& line : lines)
-            summary.warnings.push_back(input.string() + ": warning: " + line);
-        row("warnings", lines.size());
-    }
-
-private:
-    storage::StoreBuilder& m_builder;
-    std::string m_prefix;
-};
 
 } // namespace
 
@@ -86,8 +55,7 @@ void checkInputs(const IngestRequest& request)
             throw storage::InputError::atByte(input.string(), 0,
                                               "expected a trace (Chrome/Kineto JSON, Paraver, nsys, ncu, counters "
                                               "CSV, folded stacks, perf script, OTF2): format not recognised");
-        if (format != TraceFormat::Chrome && format != TraceFormat::Paraver && format != TraceFormat::Nsys
-            && format != TraceFormat::Folded && format != TraceFormat::PerfScript)
+        if (!isSupported(format))
             throw storage::InputError(input.string() + ": format '" + std::string(storage::formatName(format))
                                       + "' detected; it is not supported yet");
     }
@@ -103,77 +71,42 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
     options.progress = phase(progress, "tiling");
     storage::StoreBuilder builder(request.output, options);
 
+    // Nsight Compute files and counter logs join to the traces, so they go after them,
+    // whatever the argument order; a recorder between the importers and the builder
+    // remembers the traces' kernels and origin for them.
+    std::vector<std::filesystem::path> traces, joins;
+    for (const std::filesystem::path& input : request.inputs)
+        (joinsToTraces(formatOf(request, input)) ? joins : traces).push_back(input);
+    storage::KernelRecorder recorder(builder);
+    storage::TraceSink& sink = joins.empty() ? static_cast<storage::TraceSink&>(builder) : recorder;
+
     // Several Chrome files are ranks of one run: align them on the earliest origin.
-    const auto& inputs = request.inputs;
-    std::optional<model::TimeNs> origin;
-    if (inputs.size() > 1) {
-        for (const std::filesystem::path& input : inputs) {
+    ImportContext context;
+    if (traces.size() > 1) {
+        for (const std::filesystem::path& input : traces) {
             if (formatOf(request, input) != TraceFormat::Chrome)
                 continue;
             if (const auto o = storage::chromeTraceOriginNs(input))
-                origin = origin ? std::min(*origin, *o) : *o;
+                context.originNs = context.originNs ? std::min(*context.originNs, *o) : *o;
         }
     }
     std::string sources;
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-        const std::filesystem::path& input = inputs[i];
-        summary.inputBytes += std::filesystem::file_size(input);
-        const TraceFormat format = formatOf(request, input);
-        const storage::ProgressFn reading = phase(progress, "reading " + input.filename().string());
-        ImportReport report(builder, i, input, format);
-        if (format == TraceFormat::Folded) {
-            const storage::FoldedImportStats stats = storage::importFolded(input, builder, reading);
-            for (const auto& [name, value] : {std::pair<std::string_view, std::uint64_t>{"lines", stats.lines},
-                                              {"stack_lines", stats.stackLines}, {"samples", stats.samples},
-                                              {"total_count", stats.totalCount}, {"max_depth", stats.maxDepth}})
-                report.row(name, value);
-        } else if (format == TraceFormat::PerfScript) {
-            const storage::PerfImportStats stats = storage::importPerfScript(input, builder, reading);
-            for (const auto& [name, value] :
-                 {std::pair<std::string_view, std::uint64_t>{"lines", stats.lines}, {"samples", stats.samples},
-                  {"frames", stats.frames}, {"max_depth", stats.maxDepth}, {"empty_stacks", stats.emptyStacks},
-                  {"unknown_frames", stats.unknownFrames}, {"threads", stats.threads}})
-                report.row(name, value);
-            report.warnings(input, stats.warnings, summary);
-        } else if (format == TraceFormat::Nsys) {
-            const storage::NsysImportStats stats = storage::importNsys(input, builder, reading);
-            for (const auto& [name, value] :
-                 {std::pair<std::string_view, std::uint64_t>{"kernels", stats.kernels}, {"memcpys", stats.memcpys},
-                  {"memsets", stats.memsets}, {"api_calls", stats.apiCalls}, {"nvtx_ranges", stats.nvtxRanges},
-                  {"nvtx_marks", stats.nvtxMarks}, {"osrt_calls", stats.osrtCalls},
-                  {"gpu_metric_samples", stats.gpuMetricSamples}, {"flows", stats.flows},
-                  {"backtrace_rows_skipped", stats.backtraceRows}, {"nvtx_unclosed_skipped", stats.nvtxUnclosed},
-                  {"gpu_ops_without_call", stats.gpuOpsWithoutCall}, {"negative_durations", stats.negativeDurations}})
-                report.row(name, value);
-            report.warnings(input, stats.warnings, summary);
-        } else if (format == TraceFormat::Paraver) {
-            const storage::ParaverImportStats stats = storage::importParaver(input, builder, reading);
-            for (const auto& [name, value] : {std::pair<std::string_view, std::uint64_t>{"lines", stats.lines},
-                                              {"states", stats.states}, {"event_lines", stats.eventLines},
-                                              {"event_pairs", stats.eventPairs}, {"communications", stats.communications},
-                                              {"intervals", stats.intervals}, {"instants", stats.instants},
-                                              {"counter_samples", stats.counterSamples}, {"flows", stats.flows},
-                                              {"unmatched_ends", stats.unmatchedEnds},
-                                              {"unclosed_begins", stats.unclosedBegins},
-                                              {"ends_before_begin", stats.endsBeforeBegin},
-                                              {"truncated", stats.truncated ? 1u : 0u}})
-                report.row(name, value);
-            report.warnings(input, stats.warnings, summary);
-        } else {
-            storage::ChromeImportOptions importOptions;
-            if (inputs.size() > 1)
-                importOptions.rank = static_cast<int>(i);
-            importOptions.originNs = origin;
-            const storage::ImportStats stats = storage::importChromeJson(input, builder, importOptions, reading);
-            report.row("events", stats.totalEvents);
-            for (const storage::ImportStatRow& row : stats.rows())
-                report.row(row.name, row.value);
-            report.warnings(input, stats.warnings, summary);
+    std::size_t index = 0;
+    for (const auto* group : {&traces, &joins}) {
+        for (std::size_t i = 0; i < group->size(); ++i, ++index) {
+            const std::filesystem::path& input = (*group)[i];
+            summary.inputBytes += std::filesystem::file_size(input);
+            context.rank = group == &traces && traces.size() > 1 ? static_cast<int>(i) : -1;
+            context.recorder = joins.empty() ? nullptr : &recorder;
+            const std::vector<std::string> warnings
+                = importFile(input, formatOf(request, input), sink, builder, index, context,
+                             phase(progress, "reading " + input.filename().string()));
+            summary.warnings.insert(summary.warnings.end(), warnings.begin(), warnings.end());
+            sources += (sources.empty() ? "" : ";") + input.string();
         }
-        sources += (sources.empty() ? "" : ";") + input.string();
     }
     builder.setMeta("source", sources);
-    builder.setMeta("source_signature", sourceSignature(inputs));
+    builder.setMeta("source_signature", sourceSignature(request.inputs));
     builder.finish();
     summary.events = builder.eventCount();
     summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

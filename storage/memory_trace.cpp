@@ -63,6 +63,13 @@ void MemoryTrace::addStackSample(model::TrackId track, const model::StackSample&
     m_tracks.at(track).samples.push_back(sample);
 }
 
+void MemoryTrace::addKernelMetric(const model::KernelMetric& metric)
+{
+    if (metric.track >= m_tracks.size())
+        throw std::out_of_range("MemoryTrace::addKernelMetric: unknown track");
+    m_kernelMetrics.push_back(metric);
+}
+
 std::uint64_t MemoryTrace::eventCount() const
 {
     std::uint64_t n = 0;
@@ -107,6 +114,11 @@ void MemoryTrace::replayInto(TraceSink& sink) const
             s.stack = stackIds[s.stack];
             sink.addStackSample(id, s);
         }
+    }
+    for (model::KernelMetric m : m_kernelMetrics) {
+        m.metric = str(m.metric);
+        m.unit = str(m.unit);
+        sink.addKernelMetric(m);
     }
 }
 

@@ -45,6 +45,7 @@ public:
     void addFlow(model::TrackId fromTrack, const model::Flow& flow) override;
     model::StackId internStack(model::StackId parent, model::StringId frame) override;
     void addStackSample(model::TrackId track, const model::StackSample& sample) override;
+    void addKernelMetric(const model::KernelMetric& metric) override;
 
     const model::ResourceTree& resources() const { return m_resources; }
     const std::map<std::string, std::string>& meta() const { return m_meta; }
@@ -52,6 +53,8 @@ public:
     MemoryTrack& track(model::TrackId id) { return m_tracks[id]; }
     /// Stack 0 is the empty root; stack i > 0 has a parent < i and a frame.
     const std::vector<StackFrame>& stacks() const { return m_stacks; }
+    /// Per-kernel metrics in arrival order.
+    const std::vector<model::KernelMetric>& kernelMetrics() const { return m_kernelMetrics; }
     /// Events of all kinds.
     std::uint64_t eventCount() const;
     /// Sends everything, tracks first, to another sink (strings re-interned there).
@@ -63,6 +66,7 @@ private:
     std::map<std::string, std::string> m_meta;
     std::vector<MemoryTrack> m_tracks;
     std::vector<StackFrame> m_stacks;
+    std::vector<model::KernelMetric> m_kernelMetrics;
     std::map<std::pair<model::StackId, model::StringId>, model::StackId> m_stackIds;
 };
 

@@ -253,6 +253,13 @@ void StoreBuilder::addStackSample(model::TrackId track, const model::StackSample
     account(sizeof(model::StackSample));
 }
 
+void StoreBuilder::addKernelMetric(const model::KernelMetric& metric)
+{
+    if (metric.track >= m_tracks.size())
+        throw std::out_of_range("StoreBuilder: kernel metric on unknown track");
+    m_kernelMetrics.push_back(metric);
+}
+
 void StoreBuilder::finish()
 {
     if (m_finished)
@@ -350,6 +357,12 @@ void StoreBuilder::finish()
                     .bind(11, std::int64_t(s.instantLevel)).bind(12, std::int64_t(s.counterLevel)).run();
                 if (m_options.progress && !m_options.progress(track + 1, m_tracks.size()))
                     throw Cancelled();
+            }
+            // A kernel profiled twice keeps its last value of each metric.
+            auto insertKernelMetric = db.prepare("INSERT OR REPLACE INTO kernel_metrics VALUES(?,?,?,?,?)");
+            for (const model::KernelMetric& m : m_kernelMetrics) {
+                insertKernelMetric.bind(1, std::int64_t(m.track)).bind(2, m.startNs)
+                    .bind(3, std::int64_t(m.metric)).bind(4, m.value).bind(5, std::int64_t(m.unit)).run();
             }
             auto insertCategory = db.prepare("INSERT INTO categories VALUES(?,?,?)");
             for (const auto& [category, totals] : categories)

@@ -61,6 +61,7 @@ public:
     void addFlow(model::TrackId fromTrack, const model::Flow& flow) override;
     model::StackId internStack(model::StackId parent, model::StringId frame) override;
     void addStackSample(model::TrackId track, const model::StackSample& sample) override;
+    void addKernelMetric(const model::KernelMetric& metric) override;
 
     const model::ResourceTree& resources() const { return m_resources; }
     std::uint64_t eventCount() const { return m_events; }
@@ -84,6 +85,7 @@ private:
     std::vector<std::unique_ptr<TrackBuffer>> m_tracks;
     std::vector<std::pair<model::StackId, model::StringId>> m_stacks;
     std::map<std::pair<model::StackId, model::StringId>, model::StackId> m_stackIds;
+    std::vector<model::KernelMetric> m_kernelMetrics;
     std::uint64_t m_events = 0;
     std::size_t m_bufferedBytes = 0;
     std::unique_ptr<SpillFile> m_spill;

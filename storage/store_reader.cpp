@@ -225,6 +225,9 @@ void StoreReader::loadMetadata()
                                                             "stack frame", m_path)));
     }
     m_indexStmt.emplace(m_db->prepare("SELECT payload FROM tile_index WHERE track = ?"));
+    m_hasKernelMetrics
+        = m_db->prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kernel_metrics'")
+              .step();
     m_connections[0] = std::make_unique<Connection>(m_path);
 }
 
@@ -415,6 +418,55 @@ std::string StoreReader::intervalArgs(model::TrackId track, const model::Interva
         }
     });
     return found;
+}
+
+std::vector<KernelMetricInfo> StoreReader::kernelMetricNames()
+{
+    std::lock_guard lock(m_mutex);
+    std::vector<KernelMetricInfo> out;
+    if (!m_hasKernelMetrics)
+        return out;
+    const auto strings = static_cast<std::int64_t>(m_strings.size());
+    auto stmt = m_db->prepare("SELECT metric, unit, count(*), min(value), max(value) FROM kernel_metrics"
+                              " GROUP BY metric, unit ORDER BY metric");
+    while (stmt.step()) {
+        KernelMetricInfo& info = out.emplace_back();
+        info.metric = static_cast<model::StringId>(checkedId(stmt.int64(0), strings, "string", m_path));
+        info.unit = static_cast<model::StringId>(checkedId(stmt.int64(1), strings, "string", m_path));
+        info.kernels = stmt.int64(2);
+        info.minValue = stmt.real(3);
+        info.maxValue = stmt.real(4);
+    }
+    std::sort(out.begin(), out.end(), [this](const KernelMetricInfo& a, const KernelMetricInfo& b) {
+        return m_strings.text(a.metric) < m_strings.text(b.metric);
+    });
+    return out;
+}
+
+std::vector<model::KernelMetric> StoreReader::kernelMetrics(model::TrackId track,
+                                                            std::optional<model::StringId> metric)
+{
+    std::lock_guard lock(m_mutex);
+    std::vector<model::KernelMetric> out;
+    if (!m_hasKernelMetrics)
+        return out;
+    const auto strings = static_cast<std::int64_t>(m_strings.size());
+    auto stmt = m_db->prepare(metric ? "SELECT start_ns, metric, value, unit FROM kernel_metrics"
+                                       " WHERE track = ? AND metric = ? ORDER BY start_ns"
+                                     : "SELECT start_ns, metric, value, unit FROM kernel_metrics"
+                                       " WHERE track = ? ORDER BY start_ns, metric");
+    stmt.bind(1, std::int64_t(track));
+    if (metric)
+        stmt.bind(2, std::int64_t(*metric));
+    while (stmt.step()) {
+        model::KernelMetric& m = out.emplace_back();
+        m.track = track;
+        m.startNs = stmt.int64(0);
+        m.metric = static_cast<model::StringId>(checkedId(stmt.int64(1), strings, "string", m_path));
+        m.value = stmt.real(2);
+        m.unit = static_cast<model::StringId>(checkedId(stmt.int64(3), strings, "string", m_path));
+    }
+    return out;
 }
 
 void StoreReader::fillSlice(TrackSlice& slice, TimeRange window, double nsPerPx, int pixelWidth,

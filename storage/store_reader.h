@@ -14,6 +14,7 @@
 // throws StoreError; a corrupted tile found later throws StoreError from query(). All
 // public methods are thread-safe (one mutex: SQLite and the cache are not shared).
 
+#include "model/kernel_metric.h"
 #include "model/lod_grid.h"
 #include "model/resource_tree.h"
 #include "model/stack_table.h"
@@ -70,6 +71,15 @@ struct TrackSummary
     int intervalLevel = 1, instantLevel = 1, counterLevel = 1;
 };
 
+/// A metric of the per-kernel table: what a "color kernels by" chooser lists.
+struct KernelMetricInfo
+{
+    model::StringId metric = model::kEmptyString;
+    model::StringId unit = model::kEmptyString;
+    std::int64_t kernels = 0;  ///< kernels that have a value
+    double minValue = 0, maxValue = 0;  ///< for a gradient legend
+};
+
 struct CategoryTotals
 {
     std::int64_t intervals = 0;
@@ -110,6 +120,14 @@ public:
                                                  model::TimeNs endNs);
     /// The args (JSON object text) of an interval returned by a query, or "".
     std::string intervalArgs(model::TrackId track, const model::Interval& interval);
+
+    /// The metrics of the per-kernel table (Nsight Compute), by name; empty when the store
+    /// has none.
+    std::vector<KernelMetricInfo> kernelMetricNames();
+    /// Per-kernel values on `track` (every metric, or only `metric`), by (start, metric):
+    /// color the kernel interval starting at startNs by its value.
+    std::vector<model::KernelMetric> kernelMetrics(model::TrackId track,
+                                                   std::optional<model::StringId> metric = {});
 
     std::size_t cacheBytes() const;
     std::size_t cacheBudget() const;
@@ -162,6 +180,7 @@ private:
     std::map<model::StringId, CategoryTotals> m_categories;
     std::vector<std::unique_ptr<TrackIndex>> m_indexes;
     std::optional<SqliteStatement> m_indexStmt;
+    bool m_hasKernelMetrics = false;
 };
 
 } // namespace strata::storage

@@ -11,6 +11,11 @@
 //   bands(track, band, count, max_duration_ns)   interval duration bands (lod_grid.h)
 //   categories(category, intervals, total_ns)    interval counts and time per category
 //   stacks(id, parent, frame)        interned call stacks, 0 = root
+//   kernel_metrics(track, start_ns, metric, value, unit)
+//                                    per-kernel hardware counters (Nsight Compute): the
+//                                    kernel is the interval of `track` starting at
+//                                    start_ns; metric and unit are string ids. Stores
+//                                    written before it existed lack the table.
 //   tiles(id, track, kind, level, idx, t0, t1, n, payload)
 //       exact tiles:   level = band, idx = sequence, t0 = first start, t1 = max end
 //       summary tiles: level >= 1,   idx = bucket / kBucketsPerTile, [t0, t1) its span
@@ -43,6 +48,9 @@ CREATE TABLE tiles(id INTEGER PRIMARY KEY, track INTEGER NOT NULL, kind INTEGER 
                    level INTEGER NOT NULL, idx INTEGER NOT NULL, t0 INTEGER NOT NULL,
                    t1 INTEGER NOT NULL, n INTEGER NOT NULL, payload BLOB NOT NULL);
 CREATE TABLE tile_index(track INTEGER PRIMARY KEY, payload BLOB NOT NULL);
+CREATE TABLE kernel_metrics(track INTEGER NOT NULL, start_ns INTEGER NOT NULL,
+                            metric INTEGER NOT NULL, value REAL NOT NULL, unit INTEGER NOT NULL,
+                            PRIMARY KEY(track, start_ns, metric)) WITHOUT ROWID;
 )sql";
 
 } // namespace strata::storage

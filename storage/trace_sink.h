@@ -5,6 +5,7 @@
 // order; `args` is the event's arguments as JSON object text ("{...}"), or empty.
 
 #include "model/events.h"
+#include "model/kernel_metric.h"
 #include "model/resource_tree.h"
 #include "model/string_table.h"
 
@@ -37,6 +38,9 @@ public:
     /// Interns a call stack frame under `parent` (0 = root) and returns the stack's id.
     virtual model::StackId internStack(model::StackId parent, model::StringId frame) = 0;
     virtual void addStackSample(model::TrackId track, const model::StackSample& sample) = 0;
+    /// One per-kernel hardware counter value (Nsight Compute). Sinks without a per-kernel
+    /// table (exporters to formats that have none) drop it.
+    virtual void addKernelMetric(const model::KernelMetric& metric) { (void)metric; }
 
     /// Convenience: intern a string in this sink's table.
     model::StringId intern(std::string_view text) { return strings().intern(text); }

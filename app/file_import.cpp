@@ -1,0 +1,151 @@
+#include "app/file_import.h"
+
+#include "storage/chrome_json_importer.h"
+#include "storage/counter_log_importer.h"
+#include "storage/folded_importer.h"
+#include "storage/ncu_importer.h"
+#include "storage/nsys_importer.h"
+#include "storage/paraver_importer.h"
+#include "storage/perf_script_importer.h"
+
+namespace strata::app {
+
+namespace {
+
+using storage::TraceFormat;
+
+/// The import report of one file, kept in the store's meta.
+class ImportReport
+{
+public:
+    ImportReport(storage::StoreBuilder& builder, std::size_t index, const std::filesystem::path& input,
+                 TraceFormat format)
+        : m_builder(builder)
+        , m_prefix("import." + std::to_string(index) + ".")
+        , m_input(input.string())
+    {
+        m_builder.setMeta(m_prefix + "file", m_input);
+        m_builder.setMeta(m_prefix + "format", std::string(storage::formatName(format)));
+    }
+    void row(std::string_view name, std::uint64_t value)
+    {
+        if (value > 0)
+            m_builder.setMeta(m_prefix + std::string(name), std::to_string(value));
+    }
+    void warnings(const std::vector<std::string>& lines)
+    {
+        for (const std::string& line : lines)
+            m_warnings.push_back(m_input + ": warning: " + line);
+        row("warnings", lines.size());
+    }
+    std::vector<std::string> takeWarnings() { return std::move(m_warnings); }
+
+private:
+    storage::StoreBuilder& m_builder;
+    std::string m_prefix;
+    std::string m_input;
+    std::vector<std::string> m_warnings;
+};
+
+} // namespace
+
+bool joinsToTraces(TraceFormat format)
+{
+    return format == TraceFormat::Ncu || format == TraceFormat::Counters;
+}
+
+bool isSupported(TraceFormat format)
+{
+    switch (format) {
+    case TraceFormat::Chrome:
+    case TraceFormat::Paraver:
+    case TraceFormat::Nsys:
+    case TraceFormat::Ncu:
+    case TraceFormat::Counters:
+    case TraceFormat::Folded:
+    case TraceFormat::PerfScript: return true;
+    default: return false;
+    }
+}
+
+std::vector<std::string> importFile(const std::filesystem::path& input, TraceFormat format, storage::TraceSink& sink,
+                                    storage::StoreBuilder& builder, std::size_t index, const ImportContext& context,
+                                    const storage::ProgressFn& progress)
+{
+    ImportReport report(builder, index, input, format);
+    if (format == TraceFormat::Folded) {
+        const storage::FoldedImportStats stats = storage::importFolded(input, sink, progress);
+        for (const auto& [name, value] : {std::pair<std::string_view, std::uint64_t>{"lines", stats.lines},
+                                          {"stack_lines", stats.stackLines}, {"samples", stats.samples},
+                                          {"total_count", stats.totalCount}, {"max_depth", stats.maxDepth}})
+            report.row(name, value);
+    } else if (format == TraceFormat::PerfScript) {
+        const storage::PerfImportStats stats = storage::importPerfScript(input, sink, progress);
+        for (const auto& [name, value] :
+             {std::pair<std::string_view, std::uint64_t>{"lines", stats.lines}, {"samples", stats.samples},
+              {"frames", stats.frames}, {"max_depth", stats.maxDepth}, {"empty_stacks", stats.emptyStacks},
+              {"unknown_frames", stats.unknownFrames}, {"threads", stats.threads}})
+            report.row(name, value);
+        report.warnings(stats.warnings);
+    } else if (format == TraceFormat::Nsys) {
+        const storage::NsysImportStats stats = storage::importNsys(input, sink, progress);
+        for (const auto& [name, value] :
+             {std::pair<std::string_view, std::uint64_t>{"kernels", stats.kernels}, {"memcpys", stats.memcpys},
+              {"memsets", stats.memsets}, {"api_calls", stats.apiCalls}, {"nvtx_ranges", stats.nvtxRanges},
+              {"nvtx_marks", stats.nvtxMarks}, {"osrt_calls", stats.osrtCalls},
+              {"gpu_metric_samples", stats.gpuMetricSamples}, {"flows", stats.flows},
+              {"backtrace_rows_skipped", stats.backtraceRows}, {"nvtx_unclosed_skipped", stats.nvtxUnclosed},
+              {"gpu_ops_without_call", stats.gpuOpsWithoutCall}, {"negative_durations", stats.negativeDurations}})
+            report.row(name, value);
+        report.warnings(stats.warnings);
+    } else if (format == TraceFormat::Paraver) {
+        const storage::ParaverImportStats stats = storage::importParaver(input, sink, progress);
+        for (const auto& [name, value] : {std::pair<std::string_view, std::uint64_t>{"lines", stats.lines},
+                                          {"states", stats.states}, {"event_lines", stats.eventLines},
+                                          {"event_pairs", stats.eventPairs}, {"communications", stats.communications},
+                                          {"intervals", stats.intervals}, {"instants", stats.instants},
+                                          {"counter_samples", stats.counterSamples}, {"flows", stats.flows},
+                                          {"unmatched_ends", stats.unmatchedEnds},
+                                          {"unclosed_begins", stats.unclosedBegins},
+                                          {"ends_before_begin", stats.endsBeforeBegin},
+                                          {"truncated", stats.truncated ? 1u : 0u}})
+            report.row(name, value);
+        report.warnings(stats.warnings);
+    } else if (format == TraceFormat::Ncu) {
+        const auto* kernels = context.recorder && !context.recorder->kernels().empty()
+                                  ? &context.recorder->kernels()
+                                  : nullptr;
+        const storage::NcuImportStats stats = storage::importNcuCsv(input, sink, kernels);
+        for (const auto& [name, value] :
+             {std::pair<std::string_view, std::uint64_t>{"kernels", stats.kernels}, {"joined", stats.joined},
+              {"not_joined", stats.unjoined}, {"joined_by_correlation", stats.joinedByCorrelation},
+              {"joined_by_base_name", stats.joinedByBaseName}, {"launch_mismatches", stats.launchMismatches},
+              {"kernel_metrics", stats.kernelMetrics}, {"counter_samples", stats.counterSamples},
+              {"non_numeric_cells", stats.nonNumericCells}})
+            report.row(name, value);
+        report.warnings(stats.warnings);
+    } else if (format == TraceFormat::Counters) {
+        storage::CounterLogOptions options;
+        options.originNs = context.recorder ? context.recorder->originNs() : std::nullopt;
+        const storage::CounterLogStats stats = storage::importCounterLog(input, sink, options, progress);
+        for (const auto& [name, value] :
+             {std::pair<std::string_view, std::uint64_t>{"rows", stats.rows}, {"samples", stats.samples},
+              {"counter_tracks", stats.counterTracks}, {"empty_cells", stats.emptyCells},
+              {"non_numeric_cells", stats.nonNumericCells}, {"ragged_rows", stats.raggedRows}})
+            report.row(name, value);
+        report.warnings(stats.warnings);
+    } else {
+        storage::ChromeImportOptions importOptions;
+        if (context.rank >= 0)
+            importOptions.rank = context.rank;
+        importOptions.originNs = context.originNs;
+        const storage::ImportStats stats = storage::importChromeJson(input, sink, importOptions, progress);
+        report.row("events", stats.totalEvents);
+        for (const storage::ImportStatRow& row : stats.rows())
+            report.row(row.name, row.value);
+        report.warnings(stats.warnings);
+    }
+    return report.takeWarnings();
+}
+
+} // namespace strata::app

@@ -1,0 +1,39 @@
+#pragma once
+// One input file into the sink, by format, with its import report: what the importer
+// read and the anomalies it counted, kept in the store's meta as "import.N.ROW" (the
+// table `strata info` prints) and its warnings returned as "FILE: warning: ..." lines.
+
+#include "storage/format_detect.h"
+#include "storage/kernel_recorder.h"
+#include "storage/progress.h"
+#include "storage/store_builder.h"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::app {
+
+/// What an import needs to know about the whole ingest.
+struct ImportContext
+{
+    int rank = -1;  ///< the file's rank when several trace files make one run
+    std::optional<model::TimeNs> originNs;  ///< the run's common origin (Chrome ranks)
+    /// The trace kernels and origin seen so far (for Nsight Compute and counter logs,
+    /// which join to them); null when nothing joins.
+    const storage::KernelRecorder* recorder = nullptr;
+};
+
+/// Imports `input` (whose format is `format`) into `sink`; `builder` receives the report
+/// as meta under "import.INDEX.". Returns the warning lines.
+std::vector<std::string> importFile(const std::filesystem::path& input, storage::TraceFormat format,
+                                    storage::TraceSink& sink, storage::StoreBuilder& builder, std::size_t index,
+                                    const ImportContext& context, const storage::ProgressFn& progress);
+
+/// The formats that join to traces ingested with them (imported after them).
+bool joinsToTraces(storage::TraceFormat format);
+/// The formats `strata ingest` reads.
+bool isSupported(storage::TraceFormat format);
+
+} // namespace strata::app
