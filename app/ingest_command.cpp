@@ -4,6 +4,7 @@
 #include "storage/chrome_json_importer.h"
 #include "storage/format_detect.h"
 #include "storage/input_error.h"
+#include "storage/otf2_importer.h"
 #include "storage/paraver_importer.h"
 #include "storage/store_builder.h"
 
@@ -41,15 +42,18 @@ int ingestCommand(const Args& args)
     const auto& inputs = p.positional();
     for (const std::filesystem::path input : inputs) {
         std::error_code ec;
-        if (!std::filesystem::is_regular_file(input, ec))
+        // An OTF2 archive may be given as its folder.
+        if (!std::filesystem::is_regular_file(input, ec) && !std::filesystem::is_directory(input, ec))
             throw storage::InputError(input.string() + ": no such file");
-        inputBytes += std::filesystem::file_size(input);
+        if (std::filesystem::is_regular_file(input, ec))
+            inputBytes += std::filesystem::file_size(input);
         const storage::TraceFormat format = forced ? *forced : storage::detectFormat(input);
         if (format == storage::TraceFormat::Unknown)
             throw storage::InputError::atByte(input.string(), 0,
                                               "expected a trace (Chrome/Kineto JSON, Paraver, nsys, ncu, counters "
                                               "CSV, folded stacks, perf script, OTF2): format not recognised");
-        if (format != storage::TraceFormat::Chrome && format != storage::TraceFormat::Paraver)
+        if (format != storage::TraceFormat::Chrome && format != storage::TraceFormat::Paraver
+            && format != storage::TraceFormat::Otf2)
             throw storage::InputError(input.string() + ": format '" + std::string(storage::formatName(format))
                                       + "' detected; it is not supported yet");
     }
@@ -68,6 +72,13 @@ int ingestCommand(const Args& args)
         ProgressBar readBar("reading " + input.filename().string());
         if ((forced ? *forced : storage::detectFormat(input)) == storage::TraceFormat::Paraver) {
             const storage::ParaverImportStats stats = storage::importParaver(input, builder, readBar.callback());
+            for (const std::string& warning : stats.warnings)
+                std::fprintf(stderr, "%s: warning: %s\n", input.c_str(), warning.c_str());
+            sources += (sources.empty() ? "" : ";") + input.string();
+            continue;
+        }
+        if ((forced ? *forced : storage::detectFormat(input)) == storage::TraceFormat::Otf2) {
+            const storage::Otf2ImportStats stats = storage::importOtf2(input, builder, readBar.callback());
             for (const std::string& warning : stats.warnings)
                 std::fprintf(stderr, "%s: warning: %s\n", input.c_str(), warning.c_str());
             sources += (sources.empty() ? "" : ";") + input.string();
