@@ -24,6 +24,10 @@ constexpr std::size_t kMaxDepth = 0xFFFE;
 /// A system tree deeper than this is a cycle or hostile: its deeper nodes hang at the root.
 constexpr int kMaxSystemTreeDepth = 64;
 
+/// Args of one interval stop growing past this (a region may hold many sends; the first
+/// ones are what a details panel can show).
+constexpr std::size_t kMaxArgsBytes = 4096;
+
 /// Appends `"key":` after a comma when `args` already holds members.
 void appendKey(std::string& args, std::string_view key)
 {
@@ -60,111 +64,6 @@ std::string jsonNumber(double value)
     return text;
 }
 
-Otf2EventMapper& mapper(void* data)
-{
-    return *static_cast<Otf2EventMapper*>(data);
-}
-
-/// Runs a handler for libotf2; an exception is kept and interrupts the read.
-template<class Body>
-OTF2_CallbackCode run(void* data, Body&& body) noexcept
-{
-    try {
-        body(mapper(data));
-        return OTF2_CALLBACK_SUCCESS;
-    } catch (...) {
-        mapper(data).fail(std::current_exception());
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-}
-
-OTF2_CallbackCode onEnter(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data,
-                          OTF2_AttributeList* attrs, OTF2_RegionRef region)
-{
-    return run(data, [&](Otf2EventMapper& m) { m.enter(loc, t, attrs, region); });
-}
-
-OTF2_CallbackCode onLeave(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data,
-                          OTF2_AttributeList*, OTF2_RegionRef region)
-{
-    return run(data, [&](Otf2EventMapper& m) { m.leave(loc, t, region); });
-}
-
-OTF2_CallbackCode onSend(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data, OTF2_AttributeList*,
-                         uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t bytes)
-{
-    return run(data, [&](Otf2EventMapper& m) { m.send(loc, t, receiver, comm, tag, bytes); });
-}
-
-OTF2_CallbackCode onIsend(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data,
-                          OTF2_AttributeList*, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
-                          uint64_t bytes, uint64_t /*request*/)
-{
-    return run(data, [&](Otf2EventMapper& m) { m.send(loc, t, receiver, comm, tag, bytes); });
-}
-
-OTF2_CallbackCode onRecv(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data, OTF2_AttributeList*,
-                         uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t bytes)
-{
-    return run(data, [&](Otf2EventMapper& m) { m.receive(loc, t, sender, comm, tag, bytes); });
-}
-
-OTF2_CallbackCode onIrecv(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data,
-                          OTF2_AttributeList*, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
-                          uint64_t bytes, uint64_t /*request*/)
-{
-    return run(data, [&](Otf2EventMapper& m) { m.receive(loc, t, sender, comm, tag, bytes); });
-}
-
-OTF2_CallbackCode onCollectiveEnd(OTF2_LocationRef loc, OTF2_TimeStamp, void* data,
-                                  OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
-                                  uint32_t root, uint64_t sent, uint64_t received)
-{
-    return run(data, [&](Otf2EventMapper& m) { m.collectiveEnd(loc, op, comm, root, sent, received); });
-}
-
-OTF2_CallbackCode onMetric(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data,
-                           OTF2_AttributeList*, OTF2_MetricRef metric, uint8_t count,
-                           const OTF2_Type* types, const OTF2_MetricValue* values)
-{
-    return run(data, [&](Otf2EventMapper& m) { m.metric(loc, t, metric, count, types, values); });
-}
-
-OTF2_CallbackCode onProgramBegin(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data,
-                                 OTF2_AttributeList* attrs, OTF2_StringRef name, uint32_t,
-                                 const OTF2_StringRef*)
-{
-    return run(data, [&](Otf2EventMapper& m) { m.program(loc, t, attrs, true, name); });
-}
-
-OTF2_CallbackCode onProgramEnd(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data,
-                               OTF2_AttributeList* attrs, int64_t status)
-{
-    return run(data, [&](Otf2EventMapper& m) { m.program(loc, t, attrs, false, status); });
-}
-
-OTF2_CallbackCode onParameterString(OTF2_LocationRef loc, OTF2_TimeStamp, void* data,
-                                    OTF2_AttributeList*, OTF2_ParameterRef parameter,
-                                    OTF2_StringRef value)
-{
-    return run(data, [&](Otf2EventMapper& m) {
-        m.parameter(loc, parameter, model::jsonString(m.definitions().string(value)));
-    });
-}
-
-OTF2_CallbackCode onParameterInt(OTF2_LocationRef loc, OTF2_TimeStamp, void* data,
-                                 OTF2_AttributeList*, OTF2_ParameterRef parameter, int64_t value)
-{
-    return run(data, [&](Otf2EventMapper& m) { m.parameter(loc, parameter, std::to_string(value)); });
-}
-
-OTF2_CallbackCode onParameterUnsigned(OTF2_LocationRef loc, OTF2_TimeStamp, void* data,
-                                      OTF2_AttributeList*, OTF2_ParameterRef parameter,
-                                      uint64_t value)
-{
-    return run(data, [&](Otf2EventMapper& m) { m.parameter(loc, parameter, std::to_string(value)); });
-}
-
 } // namespace
 
 Otf2EventMapper::Otf2EventMapper(TraceSink& sink, const Otf2Definitions& defs,
@@ -175,23 +74,6 @@ Otf2EventMapper::Otf2EventMapper(TraceSink& sink, const Otf2Definitions& defs,
     , m_eventDir(std::move(eventDir))
 {
     m_messageName = m_sink.intern("MPI message");
-}
-
-void Otf2EventMapper::setCallbacks(OTF2_GlobalEvtReaderCallbacks* c)
-{
-    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(c, onEnter);
-    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(c, onLeave);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiSendCallback(c, onSend);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(c, onIsend);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(c, onRecv);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(c, onIrecv);
-    OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(c, onCollectiveEnd);
-    OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(c, onMetric);
-    OTF2_GlobalEvtReaderCallbacks_SetProgramBeginCallback(c, onProgramBegin);
-    OTF2_GlobalEvtReaderCallbacks_SetProgramEndCallback(c, onProgramEnd);
-    OTF2_GlobalEvtReaderCallbacks_SetParameterStringCallback(c, onParameterString);
-    OTF2_GlobalEvtReaderCallbacks_SetParameterIntCallback(c, onParameterInt);
-    OTF2_GlobalEvtReaderCallbacks_SetParameterUnsignedIntCallback(c, onParameterUnsigned);
 }
 
 std::string Otf2EventMapper::eventFile(OTF2_LocationRef location) const
@@ -350,6 +232,13 @@ void Otf2EventMapper::enter(OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_Attribu
     where.stack.push_back(std::move(frame));
 }
 
+std::string* Otf2EventMapper::openArgs(Location& where)
+{
+    if (where.stack.empty() || where.stack.back().args.size() >= kMaxArgsBytes)
+        return nullptr;
+    return &where.stack.back().args;
+}
+
 void Otf2EventMapper::close(Location& where, TimeNs endNs)
 {
     Frame& frame = where.stack.back();
@@ -392,13 +281,12 @@ void Otf2EventMapper::send(OTF2_LocationRef loc, OTF2_TimeStamp t, std::uint32_t
     ++m_stats.sends;
     const TimeNs ns = toNs(loc, t);
     Location& where = location(loc, ns);
-    if (!where.stack.empty()) {
-        std::string& args = where.stack.back().args;
-        appendMember(args, "receiver", receiver);
-        appendMember(args, "tag", tag);
-        appendMember(args, "bytes", bytes);
+    if (std::string* args = openArgs(where)) {
+        appendMember(*args, "receiver", receiver);
+        appendMember(*args, "tag", tag);
+        appendMember(*args, "bytes", bytes);
         if (const auto c = m_defs.comms.find(comm); c != m_defs.comms.end())
-            appendMember(args, "communicator", m_defs.string(c->second.name));
+            appendMember(*args, "communicator", m_defs.string(c->second.name));
     }
     const auto peer = m_defs.rankLocation(comm, receiver, loc);
     if (!peer) {
@@ -414,13 +302,12 @@ void Otf2EventMapper::receive(OTF2_LocationRef loc, OTF2_TimeStamp t, std::uint3
     ++m_stats.receives;
     const TimeNs ns = toNs(loc, t);
     Location& where = location(loc, ns);
-    if (!where.stack.empty()) {
-        std::string& args = where.stack.back().args;
-        appendMember(args, "sender", sender);
-        appendMember(args, "tag", tag);
-        appendMember(args, "bytes", bytes);
+    if (std::string* args = openArgs(where)) {
+        appendMember(*args, "sender", sender);
+        appendMember(*args, "tag", tag);
+        appendMember(*args, "bytes", bytes);
         if (const auto c = m_defs.comms.find(comm); c != m_defs.comms.end())
-            appendMember(args, "communicator", m_defs.string(c->second.name));
+            appendMember(*args, "communicator", m_defs.string(c->second.name));
     }
     const auto peer = m_defs.rankLocation(comm, sender, loc);
     if (!peer) {
@@ -449,10 +336,11 @@ void Otf2EventMapper::collectiveEnd(OTF2_LocationRef loc, OTF2_CollectiveOp op, 
                                     std::uint32_t root, std::uint64_t sent, std::uint64_t received)
 {
     ++m_stats.collectives;
-    auto it = m_locations.find(loc);
-    if (it == m_locations.end() || it->second.stack.empty())
+    const auto it = m_locations.find(loc);
+    std::string* open = it == m_locations.end() ? nullptr : openArgs(it->second);
+    if (!open)
         return;
-    std::string& args = it->second.stack.back().args;
+    std::string& args = *open;
     appendMember(args, "collective", otf2CollectiveName(op));
     if (const auto c = m_defs.comms.find(comm); c != m_defs.comms.end())
         appendMember(args, "communicator", m_defs.string(c->second.name));
@@ -522,11 +410,12 @@ void Otf2EventMapper::program(OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_Attri
 void Otf2EventMapper::parameter(OTF2_LocationRef loc, OTF2_ParameterRef parameterRef,
                                 const std::string& valueJson)
 {
-    auto it = m_locations.find(loc);
-    if (it == m_locations.end() || it->second.stack.empty())
+    const auto it = m_locations.find(loc);
+    std::string* open = it == m_locations.end() ? nullptr : openArgs(it->second);
+    if (!open)
         return;
     const auto def = m_defs.parameters.find(parameterRef);
-    std::string& args = it->second.stack.back().args;
+    std::string& args = *open;
     appendKey(args, def != m_defs.parameters.end() ? std::string(m_defs.string(def->second))
                                                    : "parameter " + std::to_string(parameterRef));
     args += valueJson;

@@ -85,6 +85,8 @@ private:
     model::TimeNs toNs(OTF2_LocationRef loc, OTF2_TimeStamp ticks) const;
     const RegionInfo& region(OTF2_RegionRef ref);
     void close(Location& where, model::TimeNs endNs);
+    /// The args of the innermost open region, or null (none open, or already long enough).
+    static std::string* openArgs(Location& where);
     void matched(const std::optional<MatchedMessage>& message, std::uint32_t tag);
     void appendAttributes(std::string& args, const OTF2_AttributeList* attrs) const;
     model::TrackId systemTreeTrack(OTF2_SystemTreeNodeRef ref, int depth);

@@ -280,6 +280,11 @@ Otf2ImportStats importOtf2(const fs::path& input, TraceSink& sink, const Progres
         mapper.rethrowFailure();  // a callback's error comes first: it says more
         if (code != OTF2_SUCCESS)
             throw diagnoseEvents(anchor, defs, eventDir, t_firstError);
+        // libotf2 can deliver records forever from some corrupt chunks: more than declared
+        // is corrupt input (the writer counts every record it writes).
+        if (declaredEvents > 0 && stats.events > declaredEvents)
+            throw InputError(eventDir.string() + ": expected " + std::to_string(declaredEvents)
+                             + " events (as the definitions declare), read more: corrupt event files");
         if (progress && !progress(stats.events, std::max(declaredEvents, stats.events)))
             throw Cancelled();
         if (read < kBatchEvents)
