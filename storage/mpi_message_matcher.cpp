@@ -6,7 +6,7 @@ std::size_t MpiMessageMatcher::KeyHash::operator()(const MessageKey& k) const
 {
     // FNV-style mixing of the four fields; keys are few (peers x tags), so any spread will do.
     std::uint64_t h = 1469598103934665603ull;
-    for (const std::uint64_t v : {k.sender, k.receiver, k.communicator, std::uint64_t(k.tag)})
+    for (const std::uint64_t v : { k.sender, k.receiver, k.communicator, std::uint64_t(k.tag) })
         h = (h ^ v) * 1099511628211ull;
     return static_cast<std::size_t>(h ^ (h >> 32));
 }
@@ -16,14 +16,14 @@ std::optional<MatchedMessage> MpiMessageMatcher::send(const MessageKey& key, con
     return arrive(key, end, true);
 }
 
-std::optional<MatchedMessage> MpiMessageMatcher::receive(const MessageKey& key,
-                                                         const MessageEnd& end)
+std::optional<MatchedMessage> MpiMessageMatcher::receive(
+    const MessageKey& key, const MessageEnd& end)
 {
     return arrive(key, end, false);
 }
 
-std::optional<MatchedMessage> MpiMessageMatcher::arrive(const MessageKey& key,
-                                                        const MessageEnd& end, bool isSend)
+std::optional<MatchedMessage> MpiMessageMatcher::arrive(
+    const MessageKey& key, const MessageEnd& end, bool isSend)
 {
     std::uint64_t& mine = isSend ? m_pendingSends : m_pendingReceives;
     std::uint64_t& theirs = isSend ? m_pendingReceives : m_pendingSends;
@@ -41,7 +41,7 @@ std::optional<MatchedMessage> MpiMessageMatcher::arrive(const MessageKey& key,
     --theirs;
     if (it->second.ends.empty())
         m_queues.erase(it);
-    return isSend ? MatchedMessage{end, partner} : MatchedMessage{partner, end};
+    return isSend ? MatchedMessage { end, partner } : MatchedMessage { partner, end };
 }
 
-} // namespace strata::storage
+}  // namespace strata::storage

@@ -70,4 +70,4 @@ private:
     std::uint64_t m_pendingReceives = 0;
 };
 
-} // namespace strata::storage
+}  // namespace strata::storage

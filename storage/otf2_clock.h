@@ -23,8 +23,7 @@ public:
     Otf2Clock(std::uint64_t ticksPerSecond, std::uint64_t globalOffset)
         : m_ticksPerSecond(ticksPerSecond)
         , m_globalOffset(globalOffset)
-    {
-    }
+    {}
 
     std::uint64_t ticksPerSecond() const { return m_ticksPerSecond; }
     std::uint64_t globalOffset() const { return m_globalOffset; }
@@ -51,4 +50,4 @@ private:
     std::uint64_t m_globalOffset = 0;
 };
 
-} // namespace strata::storage
+}  // namespace strata::storage

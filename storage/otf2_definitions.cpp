@@ -30,8 +30,8 @@ OTF2_CallbackCode guarded(Body&& body) noexcept
     }
 }
 
-OTF2_CallbackCode onClock(void* data, uint64_t resolution, uint64_t offset, uint64_t length,
-                          uint64_t realtime)
+OTF2_CallbackCode onClock(
+    void* data, uint64_t resolution, uint64_t offset, uint64_t length, uint64_t realtime)
 {
     Otf2Definitions& d = defs(data);
     d.clock = Otf2Clock(resolution, offset);
@@ -48,7 +48,7 @@ OTF2_CallbackCode onString(void* data, OTF2_StringRef self, const char* text)
 }
 
 OTF2_CallbackCode onSystemTreeNode(void* data, OTF2_SystemTreeNodeRef self, OTF2_StringRef name,
-                                   OTF2_StringRef className, OTF2_SystemTreeNodeRef parent)
+    OTF2_StringRef className, OTF2_SystemTreeNodeRef parent)
 {
     return guarded([&] {
         Otf2SystemTreeNode& node = defs(data).systemTree[self];
@@ -59,8 +59,8 @@ OTF2_CallbackCode onSystemTreeNode(void* data, OTF2_SystemTreeNodeRef self, OTF2
     });
 }
 
-OTF2_CallbackCode onSystemTreeDomain(void* data, OTF2_SystemTreeNodeRef node,
-                                     OTF2_SystemTreeDomain domain)
+OTF2_CallbackCode onSystemTreeDomain(
+    void* data, OTF2_SystemTreeNodeRef node, OTF2_SystemTreeDomain domain)
 {
     return guarded([&] {
         if (domain == OTF2_SYSTEM_TREE_DOMAIN_SHARED_MEMORY)
@@ -69,32 +69,31 @@ OTF2_CallbackCode onSystemTreeDomain(void* data, OTF2_SystemTreeNodeRef node,
 }
 
 OTF2_CallbackCode onLocationGroup(void* data, OTF2_LocationGroupRef self, OTF2_StringRef name,
-                                  OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
-                                  OTF2_LocationGroupRef /*creator*/)
+    OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent, OTF2_LocationGroupRef /*creator*/)
 {
     return guarded([&] {
-        defs(data).locationGroups[self]
-            = Otf2LocationGroup{name, type, parent, parent != kUndefinedRef32};
+        defs(data).locationGroups[self] =
+            Otf2LocationGroup { name, type, parent, parent != kUndefinedRef32 };
     });
 }
 
 OTF2_CallbackCode onLocation(void* data, OTF2_LocationRef self, OTF2_StringRef name,
-                             OTF2_LocationType type, uint64_t events, OTF2_LocationGroupRef group)
+    OTF2_LocationType type, uint64_t events, OTF2_LocationGroupRef group)
 {
-    return guarded([&] { defs(data).locations.push_back({self, name, type, events, group}); });
+    return guarded([&] { defs(data).locations.push_back({ self, name, type, events, group }); });
 }
 
 OTF2_CallbackCode onRegion(void* data, OTF2_RegionRef self, OTF2_StringRef name,
-                           OTF2_StringRef /*canonicalName*/, OTF2_StringRef /*description*/,
-                           OTF2_RegionRole role, OTF2_Paradigm paradigm, OTF2_RegionFlag /*flags*/,
-                           OTF2_StringRef /*file*/, uint32_t /*begin*/, uint32_t /*end*/)
+    OTF2_StringRef /*canonicalName*/, OTF2_StringRef /*description*/, OTF2_RegionRole role,
+    OTF2_Paradigm paradigm, OTF2_RegionFlag /*flags*/, OTF2_StringRef /*file*/, uint32_t /*begin*/,
+    uint32_t /*end*/)
 {
-    return guarded([&] { defs(data).regions[self] = Otf2Region{name, role, paradigm}; });
+    return guarded([&] { defs(data).regions[self] = Otf2Region { name, role, paradigm }; });
 }
 
 OTF2_CallbackCode onGroup(void* data, OTF2_GroupRef self, OTF2_StringRef /*name*/,
-                          OTF2_GroupType type, OTF2_Paradigm paradigm, OTF2_GroupFlag /*flags*/,
-                          uint32_t count, const uint64_t* members)
+    OTF2_GroupType type, OTF2_Paradigm paradigm, OTF2_GroupFlag /*flags*/, uint32_t count,
+    const uint64_t* members)
 {
     return guarded([&] {
         Otf2Group& group = defs(data).groups[self];
@@ -104,49 +103,46 @@ OTF2_CallbackCode onGroup(void* data, OTF2_GroupRef self, OTF2_StringRef /*name*
     });
 }
 
-OTF2_CallbackCode onComm(void* data, OTF2_CommRef self, OTF2_StringRef name,
-                         OTF2_GroupRef group, OTF2_CommRef /*parent*/, OTF2_CommFlag /*flags*/)
+OTF2_CallbackCode onComm(void* data, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
+    OTF2_CommRef /*parent*/, OTF2_CommFlag /*flags*/)
 {
-    return guarded([&] { defs(data).comms[self] = Otf2Comm{name, group}; });
+    return guarded([&] { defs(data).comms[self] = Otf2Comm { name, group }; });
 }
 
 OTF2_CallbackCode onMetricMember(void* data, OTF2_MetricMemberRef self, OTF2_StringRef name,
-                                 OTF2_StringRef /*description*/, OTF2_MetricType /*type*/,
-                                 OTF2_MetricMode mode, OTF2_Type /*valueType*/, OTF2_Base base,
-                                 int64_t exponent, OTF2_StringRef unit)
+    OTF2_StringRef /*description*/, OTF2_MetricType /*type*/, OTF2_MetricMode mode,
+    OTF2_Type /*valueType*/, OTF2_Base base, int64_t exponent, OTF2_StringRef unit)
 {
     return guarded([&] {
         const double radix = base == OTF2_BASE_BINARY ? 2.0 : 10.0;
         const double exp = static_cast<double>(std::clamp<int64_t>(exponent, -400, 400));
-        defs(data).metricMembersById[self] = Otf2MetricMember{name, unit, mode,
-                                                              exponent == 0 ? 1.0 : std::pow(radix, exp)};
+        defs(data).metricMembersById[self] =
+            Otf2MetricMember { name, unit, mode, exponent == 0 ? 1.0 : std::pow(radix, exp) };
     });
 }
 
 OTF2_CallbackCode onMetricClass(void* data, OTF2_MetricRef self, uint8_t count,
-                                const OTF2_MetricMemberRef* members,
-                                OTF2_MetricOccurrence /*occurrence*/, OTF2_RecorderKind /*kind*/)
+    const OTF2_MetricMemberRef* members, OTF2_MetricOccurrence /*occurrence*/,
+    OTF2_RecorderKind /*kind*/)
 {
-    return guarded([&] {
-        defs(data).metricClasses[self].assign(members, members + (members ? count : 0));
-    });
+    return guarded(
+        [&] { defs(data).metricClasses[self].assign(members, members + (members ? count : 0)); });
 }
 
 OTF2_CallbackCode onMetricInstance(void* data, OTF2_MetricRef self, OTF2_MetricRef metricClass,
-                                   OTF2_LocationRef /*recorder*/, OTF2_MetricScope /*scope*/,
-                                   uint64_t /*scopeRef*/)
+    OTF2_LocationRef /*recorder*/, OTF2_MetricScope /*scope*/, uint64_t /*scopeRef*/)
 {
     return guarded([&] { defs(data).metricInstances[self] = metricClass; });
 }
 
 OTF2_CallbackCode onAttribute(void* data, OTF2_AttributeRef self, OTF2_StringRef name,
-                              OTF2_StringRef /*description*/, OTF2_Type /*type*/)
+    OTF2_StringRef /*description*/, OTF2_Type /*type*/)
 {
-    return guarded([&] { defs(data).attributes[self] = Otf2Attribute{name}; });
+    return guarded([&] { defs(data).attributes[self] = Otf2Attribute { name }; });
 }
 
-OTF2_CallbackCode onParameter(void* data, OTF2_ParameterRef self, OTF2_StringRef name,
-                              OTF2_ParameterType /*type*/)
+OTF2_CallbackCode onParameter(
+    void* data, OTF2_ParameterRef self, OTF2_StringRef name, OTF2_ParameterType /*type*/)
 {
     return guarded([&] { defs(data).parameters[self] = name; });
 }
@@ -159,7 +155,7 @@ std::string lowered(std::string_view text)
     return out;
 }
 
-} // namespace
+}  // namespace
 
 void Otf2Definitions::setCallbacks(OTF2_GlobalDefReaderCallbacks* c)
 {
@@ -185,9 +181,8 @@ std::string_view Otf2Definitions::string(OTF2_StringRef ref) const
     return it == strings.end() ? std::string_view() : std::string_view(it->second);
 }
 
-std::optional<OTF2_LocationRef> Otf2Definitions::rankLocation(OTF2_CommRef communicator,
-                                                              std::uint32_t rank,
-                                                              OTF2_LocationRef self) const
+std::optional<OTF2_LocationRef> Otf2Definitions::rankLocation(
+    OTF2_CommRef communicator, std::uint32_t rank, OTF2_LocationRef self) const
 {
     const auto comm = comms.find(communicator);
     if (comm == comms.end())
@@ -253,23 +248,21 @@ model::Role otf2RegionRole(std::string_view name, OTF2_RegionRole role, OTF2_Par
 
 std::string_view otf2ParadigmName(OTF2_Paradigm paradigm)
 {
-    static constexpr std::array<std::string_view, 25> kNames = {
-        "unknown", "user", "compiler", "OpenMP", "MPI", "CUDA", "measurement", "pthread", "HMPP",
-        "OmpSs", "hardware", "GASPI", "UPC", "SHMEM", "Windows threads", "Qt threads",
-        "ACE threads", "TBB threads", "OpenACC", "OpenCL", "MTAPI", "sampling", "none", "HIP",
-        "Kokkos"};
+    static constexpr std::array<std::string_view, 25> kNames = { "unknown", "user", "compiler",
+        "OpenMP", "MPI", "CUDA", "measurement", "pthread", "HMPP", "OmpSs", "hardware", "GASPI",
+        "UPC", "SHMEM", "Windows threads", "Qt threads", "ACE threads", "TBB threads", "OpenACC",
+        "OpenCL", "MTAPI", "sampling", "none", "HIP", "Kokkos" };
     return paradigm < kNames.size() ? kNames[paradigm] : "unknown";
 }
 
 std::string_view otf2CollectiveName(OTF2_CollectiveOp op)
 {
-    static constexpr std::array<std::string_view, 23> kNames = {
-        "BARRIER", "BCAST", "GATHER", "GATHERV", "SCATTER", "SCATTERV", "ALLGATHER",
-        "ALLGATHERV", "ALLTOALL", "ALLTOALLV", "ALLTOALLW", "ALLREDUCE", "REDUCE",
-        "REDUCE_SCATTER", "SCAN", "EXSCAN", "REDUCE_SCATTER_BLOCK", "CREATE_HANDLE",
-        "DESTROY_HANDLE", "ALLOCATE", "DEALLOCATE", "CREATE_HANDLE_AND_ALLOCATE",
-        "DESTROY_HANDLE_AND_DEALLOCATE"};
+    static constexpr std::array<std::string_view, 23> kNames = { "BARRIER", "BCAST", "GATHER",
+        "GATHERV", "SCATTER", "SCATTERV", "ALLGATHER", "ALLGATHERV", "ALLTOALL", "ALLTOALLV",
+        "ALLTOALLW", "ALLREDUCE", "REDUCE", "REDUCE_SCATTER", "SCAN", "EXSCAN",
+        "REDUCE_SCATTER_BLOCK", "CREATE_HANDLE", "DESTROY_HANDLE", "ALLOCATE", "DEALLOCATE",
+        "CREATE_HANDLE_AND_ALLOCATE", "DESTROY_HANDLE_AND_DEALLOCATE" };
     return op < kNames.size() ? kNames[op] : "UNKNOWN";
 }
 
-} // namespace strata::storage
+}  // namespace strata::storage

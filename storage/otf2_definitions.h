@@ -93,8 +93,8 @@ public:
     std::string_view string(OTF2_StringRef ref) const;
     /// The location that `rank` of `communicator` names, seen from `self` (MPI_COMM_SELF
     /// names the caller); nullopt when the definitions do not say.
-    std::optional<OTF2_LocationRef> rankLocation(OTF2_CommRef communicator, std::uint32_t rank,
-                                                 OTF2_LocationRef self) const;
+    std::optional<OTF2_LocationRef> rankLocation(
+        OTF2_CommRef communicator, std::uint32_t rank, OTF2_LocationRef self) const;
     /// The metric members a Metric event's reference (a class or an instance) carries.
     const std::vector<OTF2_MetricMemberRef>* metricMembers(OTF2_MetricRef metric) const;
 
@@ -129,4 +129,4 @@ std::string_view otf2ParadigmName(OTF2_Paradigm paradigm);
 /// "ALLREDUCE", "BCAST", ... for MpiCollectiveEnd records.
 std::string_view otf2CollectiveName(OTF2_CollectiveOp op);
 
-} // namespace strata::storage
+}  // namespace strata::storage

@@ -30,73 +30,69 @@ OTF2_CallbackCode run(void* data, Body&& body) noexcept
 }
 
 OTF2_CallbackCode onEnter(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data,
-                          OTF2_AttributeList* attrs, OTF2_RegionRef region)
+    OTF2_AttributeList* attrs, OTF2_RegionRef region)
 {
     return run(data, [&](Otf2EventMapper& m) { m.enter(loc, t, attrs, region); });
 }
 
-OTF2_CallbackCode onLeave(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data,
-                          OTF2_AttributeList*, OTF2_RegionRef region)
+OTF2_CallbackCode onLeave(
+    OTF2_LocationRef loc, OTF2_TimeStamp t, void* data, OTF2_AttributeList*, OTF2_RegionRef region)
 {
     return run(data, [&](Otf2EventMapper& m) { m.leave(loc, t, region); });
 }
 
 OTF2_CallbackCode onSend(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data, OTF2_AttributeList*,
-                         uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t bytes)
+    uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t bytes)
 {
     return run(data, [&](Otf2EventMapper& m) { m.send(loc, t, receiver, comm, tag, bytes); });
 }
 
-OTF2_CallbackCode onIsend(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data,
-                          OTF2_AttributeList*, uint32_t receiver, OTF2_CommRef comm, uint32_t tag,
-                          uint64_t bytes, uint64_t /*request*/)
+OTF2_CallbackCode onIsend(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data, OTF2_AttributeList*,
+    uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t bytes, uint64_t /*request*/)
 {
     return run(data, [&](Otf2EventMapper& m) { m.send(loc, t, receiver, comm, tag, bytes); });
 }
 
 OTF2_CallbackCode onRecv(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data, OTF2_AttributeList*,
-                         uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t bytes)
+    uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t bytes)
 {
     return run(data, [&](Otf2EventMapper& m) { m.receive(loc, t, sender, comm, tag, bytes); });
 }
 
-OTF2_CallbackCode onIrecv(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data,
-                          OTF2_AttributeList*, uint32_t sender, OTF2_CommRef comm, uint32_t tag,
-                          uint64_t bytes, uint64_t /*request*/)
+OTF2_CallbackCode onIrecv(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data, OTF2_AttributeList*,
+    uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t bytes, uint64_t /*request*/)
 {
     return run(data, [&](Otf2EventMapper& m) { m.receive(loc, t, sender, comm, tag, bytes); });
 }
 
 OTF2_CallbackCode onCollectiveEnd(OTF2_LocationRef loc, OTF2_TimeStamp, void* data,
-                                  OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
-                                  uint32_t root, uint64_t sent, uint64_t received)
+    OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root, uint64_t sent,
+    uint64_t received)
 {
-    return run(data, [&](Otf2EventMapper& m) { m.collectiveEnd(loc, op, comm, root, sent, received); });
+    return run(
+        data, [&](Otf2EventMapper& m) { m.collectiveEnd(loc, op, comm, root, sent, received); });
 }
 
-OTF2_CallbackCode onMetric(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data,
-                           OTF2_AttributeList*, OTF2_MetricRef metric, uint8_t count,
-                           const OTF2_Type* types, const OTF2_MetricValue* values)
+OTF2_CallbackCode onMetric(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data, OTF2_AttributeList*,
+    OTF2_MetricRef metric, uint8_t count, const OTF2_Type* types, const OTF2_MetricValue* values)
 {
     return run(data, [&](Otf2EventMapper& m) { m.metric(loc, t, metric, count, types, values); });
 }
 
 OTF2_CallbackCode onProgramBegin(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data,
-                                 OTF2_AttributeList* attrs, OTF2_StringRef name, uint32_t,
-                                 const OTF2_StringRef*)
+    OTF2_AttributeList* attrs, OTF2_StringRef name, uint32_t, const OTF2_StringRef*)
 {
     return run(data, [&](Otf2EventMapper& m) { m.program(loc, t, attrs, true, name); });
 }
 
-OTF2_CallbackCode onProgramEnd(OTF2_LocationRef loc, OTF2_TimeStamp t, void* data,
-                               OTF2_AttributeList* attrs, int64_t status)
+OTF2_CallbackCode onProgramEnd(
+    OTF2_LocationRef loc, OTF2_TimeStamp t, void* data, OTF2_AttributeList* attrs, int64_t status)
 {
     return run(data, [&](Otf2EventMapper& m) { m.program(loc, t, attrs, false, status); });
 }
 
 OTF2_CallbackCode onParameterString(OTF2_LocationRef loc, OTF2_TimeStamp, void* data,
-                                    OTF2_AttributeList*, OTF2_ParameterRef parameter,
-                                    OTF2_StringRef value)
+    OTF2_AttributeList*, OTF2_ParameterRef parameter, OTF2_StringRef value)
 {
     return run(data, [&](Otf2EventMapper& m) {
         m.parameter(loc, parameter, model::jsonString(m.definitions().string(value)));
@@ -104,19 +100,20 @@ OTF2_CallbackCode onParameterString(OTF2_LocationRef loc, OTF2_TimeStamp, void* 
 }
 
 OTF2_CallbackCode onParameterInt(OTF2_LocationRef loc, OTF2_TimeStamp, void* data,
-                                 OTF2_AttributeList*, OTF2_ParameterRef parameter, int64_t value)
+    OTF2_AttributeList*, OTF2_ParameterRef parameter, int64_t value)
 {
-    return run(data, [&](Otf2EventMapper& m) { m.parameter(loc, parameter, std::to_string(value)); });
+    return run(
+        data, [&](Otf2EventMapper& m) { m.parameter(loc, parameter, std::to_string(value)); });
 }
 
 OTF2_CallbackCode onParameterUnsigned(OTF2_LocationRef loc, OTF2_TimeStamp, void* data,
-                                      OTF2_AttributeList*, OTF2_ParameterRef parameter,
-                                      uint64_t value)
+    OTF2_AttributeList*, OTF2_ParameterRef parameter, uint64_t value)
 {
-    return run(data, [&](Otf2EventMapper& m) { m.parameter(loc, parameter, std::to_string(value)); });
+    return run(
+        data, [&](Otf2EventMapper& m) { m.parameter(loc, parameter, std::to_string(value)); });
 }
 
-} // namespace
+}  // namespace
 
 void Otf2EventMapper::setCallbacks(OTF2_GlobalEvtReaderCallbacks* c)
 {
@@ -135,4 +132,4 @@ void Otf2EventMapper::setCallbacks(OTF2_GlobalEvtReaderCallbacks* c)
     OTF2_GlobalEvtReaderCallbacks_SetParameterUnsignedIntCallback(c, onParameterUnsigned);
 }
 
-} // namespace strata::storage
+}  // namespace strata::storage

@@ -64,10 +64,10 @@ std::string jsonNumber(double value)
     return text;
 }
 
-} // namespace
+}  // namespace
 
 Otf2EventMapper::Otf2EventMapper(TraceSink& sink, const Otf2Definitions& defs,
-                                 Otf2ImportStats& stats, std::filesystem::path eventDir)
+    Otf2ImportStats& stats, std::filesystem::path eventDir)
     : m_sink(sink)
     , m_defs(defs)
     , m_stats(stats)
@@ -110,7 +110,7 @@ TrackId Otf2EventMapper::systemTreeTrack(OTF2_SystemTreeNodeRef ref, int depth)
     if (!isNode && !className.empty())
         name = std::string(className) + " " + name;  // "machine Linux"
     const TrackId track = m_sink.addTrack(parent, isNode ? ResourceKind::Node : ResourceKind::Group,
-                                          std::move(name), std::int64_t(ref));
+        std::move(name), std::int64_t(ref));
     m_systemTreeTracks[ref] = track;
     return track;
 }
@@ -123,12 +123,13 @@ TrackId Otf2EventMapper::groupTrack(OTF2_LocationGroupRef ref)
     if (def == m_defs.locationGroups.end())
         return model::kNoTrack;
     const Otf2LocationGroup& group = def->second;
-    const TrackId parent = group.hasParent ? systemTreeTrack(group.systemTreeParent, 0) : model::kNoTrack;
+    const TrackId parent =
+        group.hasParent ? systemTreeTrack(group.systemTreeParent, 0) : model::kNoTrack;
     const ResourceKind kind = group.type == OTF2_LOCATION_GROUP_TYPE_PROCESS ? ResourceKind::Process
         : group.type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR                 ? ResourceKind::Gpu
                                                                              : ResourceKind::Group;
-    const TrackId track = m_sink.addTrack(parent, kind, std::string(m_defs.string(group.name)),
-                                          std::int64_t(ref));
+    const TrackId track =
+        m_sink.addTrack(parent, kind, std::string(m_defs.string(group.name)), std::int64_t(ref));
     m_groupTracks[ref] = track;
     return track;
 }
@@ -138,18 +139,19 @@ void Otf2EventMapper::createTracks()
     std::vector<const Otf2Location*> ordered;
     for (const Otf2Location& loc : m_defs.locations)
         ordered.push_back(&loc);
-    std::stable_sort(ordered.begin(), ordered.end(), [](const Otf2Location* a, const Otf2Location* b) {
-        return a->group != b->group ? a->group < b->group : a->id < b->id;
-    });
+    std::stable_sort(
+        ordered.begin(), ordered.end(), [](const Otf2Location* a, const Otf2Location* b) {
+            return a->group != b->group ? a->group < b->group : a->id < b->id;
+        });
     for (const Otf2Location* loc : ordered) {
         if (m_locations.count(loc->id))
             continue;  // defined twice: the first one wins
-        const ResourceKind kind = loc->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM ? ResourceKind::Stream
-            : loc->type == OTF2_LOCATION_TYPE_METRIC                                  ? ResourceKind::Group
-                                                                                      : ResourceKind::Thread;
+        const ResourceKind kind = loc->type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM
+            ? ResourceKind::Stream
+            : loc->type == OTF2_LOCATION_TYPE_METRIC ? ResourceKind::Group
+                                                     : ResourceKind::Thread;
         m_locations[loc->id].track = m_sink.addTrack(groupTrack(loc->group), kind,
-                                                     std::string(m_defs.string(loc->name)),
-                                                     std::int64_t(loc->id));
+            std::string(m_defs.string(loc->name)), std::int64_t(loc->id));
     }
 }
 
@@ -158,7 +160,7 @@ Otf2EventMapper::Location& Otf2EventMapper::location(OTF2_LocationRef loc, TimeN
     Location& where = m_locations[loc];
     if (where.track == model::kNoTrack)  // events of an undefined location: a root track
         where.track = m_sink.addTrack(model::kNoTrack, ResourceKind::Thread,
-                                      "location " + std::to_string(loc), std::int64_t(loc));
+            "location " + std::to_string(loc), std::int64_t(loc));
     where.lastNs = std::max(where.lastNs, timeNs);
     return where;
 }
@@ -168,8 +170,8 @@ TimeNs Otf2EventMapper::toNs(OTF2_LocationRef loc, OTF2_TimeStamp ticks) const
     if (const auto ns = m_defs.clock.toNs(ticks))
         return *ns;
     throw InputError(eventFile(loc) + ": event at tick " + std::to_string(ticks)
-                     + ": expected a time within 292 years of the global offset "
-                     + std::to_string(m_defs.clock.globalOffset()));
+        + ": expected a time within 292 years of the global offset "
+        + std::to_string(m_defs.clock.globalOffset()));
 }
 
 const Otf2EventMapper::RegionInfo& Otf2EventMapper::region(OTF2_RegionRef ref)
@@ -200,20 +202,41 @@ void Otf2EventMapper::appendAttributes(std::string& args, const OTF2_AttributeLi
         if (OTF2_AttributeList_GetAttributeByIndex(attrs, i, &ref, &type, &value) != OTF2_SUCCESS)
             continue;
         const auto def = m_defs.attributes.find(ref);
-        appendKey(args, def != m_defs.attributes.end() ? m_defs.string(def->second.name)
-                                                       : "attribute " + std::to_string(ref));
+        appendKey(args,
+            def != m_defs.attributes.end() ? m_defs.string(def->second.name)
+                                           : "attribute " + std::to_string(ref));
         switch (type) {
-        case OTF2_TYPE_INT8: args += std::to_string(value.int8); break;
-        case OTF2_TYPE_INT16: args += std::to_string(value.int16); break;
-        case OTF2_TYPE_INT32: args += std::to_string(value.int32); break;
-        case OTF2_TYPE_INT64: args += std::to_string(value.int64); break;
-        case OTF2_TYPE_UINT8: args += std::to_string(value.uint8); break;
-        case OTF2_TYPE_UINT16: args += std::to_string(value.uint16); break;
-        case OTF2_TYPE_FLOAT: args += jsonNumber(value.float32); break;
-        case OTF2_TYPE_DOUBLE: args += jsonNumber(value.float64); break;
-        case OTF2_TYPE_STRING: model::appendJsonString(args, m_defs.string(value.stringRef)); break;
+        case OTF2_TYPE_INT8:
+            args += std::to_string(value.int8);
+            break;
+        case OTF2_TYPE_INT16:
+            args += std::to_string(value.int16);
+            break;
+        case OTF2_TYPE_INT32:
+            args += std::to_string(value.int32);
+            break;
+        case OTF2_TYPE_INT64:
+            args += std::to_string(value.int64);
+            break;
+        case OTF2_TYPE_UINT8:
+            args += std::to_string(value.uint8);
+            break;
+        case OTF2_TYPE_UINT16:
+            args += std::to_string(value.uint16);
+            break;
+        case OTF2_TYPE_FLOAT:
+            args += jsonNumber(value.float32);
+            break;
+        case OTF2_TYPE_DOUBLE:
+            args += jsonNumber(value.float64);
+            break;
+        case OTF2_TYPE_STRING:
+            model::appendJsonString(args, m_defs.string(value.stringRef));
+            break;
         case OTF2_TYPE_UINT64:
-        case OTF2_TYPE_LOCATION: args += std::to_string(value.uint64); break;
+        case OTF2_TYPE_LOCATION:
+            args += std::to_string(value.uint64);
+            break;
         default:  // UINT32 and the other references (regions, groups, ...): 32-bit ids
             args += std::to_string(value.uint32);
             break;
@@ -221,13 +244,13 @@ void Otf2EventMapper::appendAttributes(std::string& args, const OTF2_AttributeLi
     }
 }
 
-void Otf2EventMapper::enter(OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_AttributeList* attrs,
-                            OTF2_RegionRef regionRef)
+void Otf2EventMapper::enter(
+    OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_AttributeList* attrs, OTF2_RegionRef regionRef)
 {
     ++m_stats.enters;
     const TimeNs ns = toNs(loc, t);
     Location& where = location(loc, ns);
-    Frame frame{regionRef, ns, {}};
+    Frame frame { regionRef, ns, {} };
     appendAttributes(frame.args, attrs);
     where.stack.push_back(std::move(frame));
 }
@@ -263,7 +286,7 @@ void Otf2EventMapper::leave(OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_RegionR
     const TimeNs ns = toNs(loc, t);
     Location& where = location(loc, ns);
     const auto open = std::find_if(where.stack.rbegin(), where.stack.rend(),
-                                   [&](const Frame& f) { return f.region == regionRef; });
+        [&](const Frame& f) { return f.region == regionRef; });
     if (open == where.stack.rend()) {
         ++m_stats.unmatchedLeaves;
         return;
@@ -276,45 +299,40 @@ void Otf2EventMapper::leave(OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_RegionR
 }
 
 void Otf2EventMapper::send(OTF2_LocationRef loc, OTF2_TimeStamp t, std::uint32_t receiver,
-                           OTF2_CommRef comm, std::uint32_t tag, std::uint64_t bytes)
+    OTF2_CommRef comm, std::uint32_t tag, std::uint64_t bytes)
 {
     ++m_stats.sends;
-    const TimeNs ns = toNs(loc, t);
-    Location& where = location(loc, ns);
-    if (std::string* args = openArgs(where)) {
-        appendMember(*args, "receiver", receiver);
-        appendMember(*args, "tag", tag);
-        appendMember(*args, "bytes", bytes);
-        if (const auto c = m_defs.comms.find(comm); c != m_defs.comms.end())
-            appendMember(*args, "communicator", m_defs.string(c->second.name));
-    }
-    const auto peer = m_defs.rankLocation(comm, receiver, loc);
-    if (!peer) {
-        ++m_stats.unresolvedPeers;
-        return;
-    }
-    matched(m_messages.send({loc, *peer, comm, tag}, {where.track, ns, bytes}), tag);
+    message(loc, t, receiver, comm, tag, bytes, true);
 }
 
 void Otf2EventMapper::receive(OTF2_LocationRef loc, OTF2_TimeStamp t, std::uint32_t sender,
-                              OTF2_CommRef comm, std::uint32_t tag, std::uint64_t bytes)
+    OTF2_CommRef comm, std::uint32_t tag, std::uint64_t bytes)
 {
     ++m_stats.receives;
+    message(loc, t, sender, comm, tag, bytes, false);
+}
+
+void Otf2EventMapper::message(OTF2_LocationRef loc, OTF2_TimeStamp t, std::uint32_t peerRank,
+    OTF2_CommRef comm, std::uint32_t tag, std::uint64_t bytes, bool isSend)
+{
     const TimeNs ns = toNs(loc, t);
     Location& where = location(loc, ns);
     if (std::string* args = openArgs(where)) {
-        appendMember(*args, "sender", sender);
+        appendMember(*args, isSend ? "receiver" : "sender", peerRank);
         appendMember(*args, "tag", tag);
         appendMember(*args, "bytes", bytes);
         if (const auto c = m_defs.comms.find(comm); c != m_defs.comms.end())
             appendMember(*args, "communicator", m_defs.string(c->second.name));
     }
-    const auto peer = m_defs.rankLocation(comm, sender, loc);
+    const auto peer = m_defs.rankLocation(comm, peerRank, loc);
     if (!peer) {
         ++m_stats.unresolvedPeers;
         return;
     }
-    matched(m_messages.receive({*peer, loc, comm, tag}, {where.track, ns, bytes}), tag);
+    const MessageEnd end { where.track, ns, bytes };
+    matched(isSend ? m_messages.send({ loc, *peer, comm, tag }, end)
+                   : m_messages.receive({ *peer, loc, comm, tag }, end),
+        tag);
 }
 
 void Otf2EventMapper::matched(const std::optional<MatchedMessage>& message, std::uint32_t tag)
@@ -333,7 +351,7 @@ void Otf2EventMapper::matched(const std::optional<MatchedMessage>& message, std:
 }
 
 void Otf2EventMapper::collectiveEnd(OTF2_LocationRef loc, OTF2_CollectiveOp op, OTF2_CommRef comm,
-                                    std::uint32_t root, std::uint64_t sent, std::uint64_t received)
+    std::uint32_t root, std::uint64_t sent, std::uint64_t received)
 {
     ++m_stats.collectives;
     const auto it = m_locations.find(loc);
@@ -351,8 +369,7 @@ void Otf2EventMapper::collectiveEnd(OTF2_LocationRef loc, OTF2_CollectiveOp op, 
 }
 
 void Otf2EventMapper::metric(OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_MetricRef metricRef,
-                             std::uint8_t count, const OTF2_Type* types,
-                             const OTF2_MetricValue* values)
+    std::uint8_t count, const OTF2_Type* types, const OTF2_MetricValue* values)
 {
     ++m_stats.metricEvents;
     const TimeNs ns = toNs(loc, t);
@@ -369,26 +386,25 @@ void Otf2EventMapper::metric(OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_Metric
         auto [counter, created] = where.counters.try_emplace(memberRef, model::kNoTrack);
         if (created) {
             const bool known = member != m_defs.metricMembersById.end();
-            counter->second = m_sink.addTrack(
-                where.track, ResourceKind::Counter,
+            counter->second = m_sink.addTrack(where.track, ResourceKind::Counter,
                 known ? std::string(m_defs.string(member->second.name))
                       : "metric " + std::to_string(memberRef),
                 std::int64_t(memberRef),
                 known ? std::string(m_defs.string(member->second.unit)) : std::string());
             ++m_stats.counterTracks;
         }
-        double value = types[i] == OTF2_TYPE_INT64    ? double(values[i].signed_int)
-                     : types[i] == OTF2_TYPE_UINT64 ? double(values[i].unsigned_int)
-                                                    : values[i].floating_point;
+        double value = types[i] == OTF2_TYPE_INT64 ? double(values[i].signed_int)
+            : types[i] == OTF2_TYPE_UINT64         ? double(values[i].unsigned_int)
+                                                   : values[i].floating_point;
         if (member != m_defs.metricMembersById.end())
             value *= member->second.scale;
-        m_sink.addCounterSample(counter->second, model::CounterSample{ns, value});
+        m_sink.addCounterSample(counter->second, model::CounterSample { ns, value });
         ++m_stats.counterSamples;
     }
 }
 
 void Otf2EventMapper::program(OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_AttributeList* attrs,
-                              bool begin, std::int64_t detail)
+    bool begin, std::int64_t detail)
 {
     ++m_stats.programEvents;
     const TimeNs ns = toNs(loc, t);
@@ -401,14 +417,14 @@ void Otf2EventMapper::program(OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_Attri
         args += std::to_string(detail);
     }
     appendAttributes(args, attrs);
-    const model::Instant instant{ns, m_sink.intern(begin ? "program begin" : "program end"),
-                                 m_sink.intern("program")};
+    const model::Instant instant { ns, m_sink.intern(begin ? "program begin" : "program end"),
+        m_sink.intern("program") };
     m_sink.addInstant(where.track, instant, braced(args));
     ++m_stats.instants;
 }
 
-void Otf2EventMapper::parameter(OTF2_LocationRef loc, OTF2_ParameterRef parameterRef,
-                                const std::string& valueJson)
+void Otf2EventMapper::parameter(
+    OTF2_LocationRef loc, OTF2_ParameterRef parameterRef, const std::string& valueJson)
 {
     const auto it = m_locations.find(loc);
     std::string* open = it == m_locations.end() ? nullptr : openArgs(it->second);
@@ -416,8 +432,9 @@ void Otf2EventMapper::parameter(OTF2_LocationRef loc, OTF2_ParameterRef paramete
         return;
     const auto def = m_defs.parameters.find(parameterRef);
     std::string& args = *open;
-    appendKey(args, def != m_defs.parameters.end() ? std::string(m_defs.string(def->second))
-                                                   : "parameter " + std::to_string(parameterRef));
+    appendKey(args,
+        def != m_defs.parameters.end() ? std::string(m_defs.string(def->second))
+                                       : "parameter " + std::to_string(parameterRef));
     args += valueJson;
 }
 
@@ -432,4 +449,4 @@ void Otf2EventMapper::finish()
     m_stats.unmatchedReceives = m_messages.pendingReceives();
 }
 
-} // namespace strata::storage
+}  // namespace strata::storage

@@ -27,7 +27,7 @@ class Otf2EventMapper
 public:
     /// `eventDir` is the archive's folder of per-location files (for error messages).
     Otf2EventMapper(TraceSink& sink, const Otf2Definitions& defs, Otf2ImportStats& stats,
-                    std::filesystem::path eventDir);
+        std::filesystem::path eventDir);
 
     /// Creates every track (system tree > location groups > locations) and writes meta.
     void createTracks();
@@ -42,18 +42,19 @@ public:
     std::string eventFile(OTF2_LocationRef location) const;
 
     // Record handlers, called by the C callbacks (they may throw).
-    void enter(OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_AttributeList* attrs, OTF2_RegionRef region);
+    void enter(
+        OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_AttributeList* attrs, OTF2_RegionRef region);
     void leave(OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_RegionRef region);
     void send(OTF2_LocationRef loc, OTF2_TimeStamp t, std::uint32_t receiver, OTF2_CommRef comm,
-              std::uint32_t tag, std::uint64_t bytes);
+        std::uint32_t tag, std::uint64_t bytes);
     void receive(OTF2_LocationRef loc, OTF2_TimeStamp t, std::uint32_t sender, OTF2_CommRef comm,
-                 std::uint32_t tag, std::uint64_t bytes);
+        std::uint32_t tag, std::uint64_t bytes);
     void collectiveEnd(OTF2_LocationRef loc, OTF2_CollectiveOp op, OTF2_CommRef comm,
-                       std::uint32_t root, std::uint64_t sent, std::uint64_t received);
+        std::uint32_t root, std::uint64_t sent, std::uint64_t received);
     void metric(OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_MetricRef metric, std::uint8_t count,
-                const OTF2_Type* types, const OTF2_MetricValue* values);
+        const OTF2_Type* types, const OTF2_MetricValue* values);
     void program(OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_AttributeList* attrs, bool begin,
-                 std::int64_t detail);
+        std::int64_t detail);
     void parameter(OTF2_LocationRef loc, OTF2_ParameterRef parameter, const std::string& valueJson);
 
     /// Keeps the first failure; the callback then interrupts the read.
@@ -87,6 +88,9 @@ private:
     void close(Location& where, model::TimeNs endNs);
     /// The args of the innermost open region, or null (none open, or already long enough).
     static std::string* openArgs(Location& where);
+    /// One side of a point-to-point message: args on the open region, then the matcher.
+    void message(OTF2_LocationRef loc, OTF2_TimeStamp t, std::uint32_t peerRank, OTF2_CommRef comm,
+        std::uint32_t tag, std::uint64_t bytes, bool isSend);
     void matched(const std::optional<MatchedMessage>& message, std::uint32_t tag);
     void appendAttributes(std::string& args, const OTF2_AttributeList* attrs) const;
     model::TrackId systemTreeTrack(OTF2_SystemTreeNodeRef ref, int depth);
@@ -105,4 +109,4 @@ private:
     std::exception_ptr m_failure;
 };
 
-} // namespace strata::storage
+}  // namespace strata::storage

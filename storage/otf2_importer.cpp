@@ -26,7 +26,8 @@ std::string errorName(OTF2_ErrorCode code)
 {
     const char* name = OTF2_Error_GetName(code);
     const std::string text = name ? name : "";
-    if (text.empty() || std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (text.empty()
+        || std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
         const char* description = OTF2_Error_GetDescription(code);
         return description ? description : "error " + text;
     }
@@ -40,7 +41,7 @@ std::string errorName(OTF2_ErrorCode code)
 thread_local std::string t_firstError;
 
 OTF2_ErrorCode recordError(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code,
-                           const char* format, va_list args)
+    const char* format, va_list args)
 {
     if (t_firstError.empty()) {
         char text[512] = "";
@@ -61,7 +62,8 @@ void resetErrors()
 }
 
 /// "FILE: expected WHAT (libotf2: MESSAGE)".
-InputError failure(const fs::path& file, const std::string& what, OTF2_ErrorCode code = OTF2_SUCCESS)
+InputError failure(
+    const fs::path& file, const std::string& what, OTF2_ErrorCode code = OTF2_SUCCESS)
 {
     std::string message = file.string() + ": expected " + what;
     std::string cause = t_firstError;
@@ -91,7 +93,7 @@ std::optional<fs::path> anchorIn(const fs::path& dir)
         return std::nullopt;
     std::sort(anchors.begin(), anchors.end());
     const auto traces = std::find_if(anchors.begin(), anchors.end(),
-                                     [](const fs::path& p) { return p.filename() == "traces.otf2"; });
+        [](const fs::path& p) { return p.filename() == "traces.otf2"; });
     return traces != anchors.end() ? *traces : anchors.front();
 }
 
@@ -125,7 +127,8 @@ void readDefinitions(OTF2_Reader* reader, Otf2Definitions& defs, const fs::path&
     std::uint64_t read = 0;
     const OTF2_ErrorCode code = OTF2_Reader_ReadAllGlobalDefinitions(reader, defReader, &read);
     if (code != OTF2_SUCCESS)
-        throw failure(defFile, "complete global definitions after " + std::to_string(read) + " records", code);
+        throw failure(defFile,
+            "complete global definitions after " + std::to_string(read) + " records", code);
     if (!defs.hasClock || defs.clock.ticksPerSecond() == 0)
         throw failure(defFile, "clock properties with a non-zero timer resolution");
     OTF2_Reader_CloseGlobalDefReader(reader, defReader);
@@ -148,7 +151,8 @@ void openLocations(OTF2_Reader* reader, const Otf2Definitions& defs, const fs::p
             // A location without a local definition file is fine (no mappings to apply).
             if (OTF2_DefReader* local = OTF2_Reader_GetDefReader(reader, loc.id)) {
                 std::uint64_t read = 0;
-                const OTF2_ErrorCode code = OTF2_Reader_ReadAllLocalDefinitions(reader, local, &read);
+                const OTF2_ErrorCode code =
+                    OTF2_Reader_ReadAllLocalDefinitions(reader, local, &read);
                 OTF2_Reader_CloseDefReader(reader, local);
                 if (code != OTF2_SUCCESS)
                     throw failure(eventDir / (id + ".def"), "the location's definitions", code);
@@ -165,7 +169,7 @@ void openLocations(OTF2_Reader* reader, const Otf2Definitions& defs, const fs::p
 /// After a failed or short event read: reads each location alone, with a fresh reader, to
 /// name the file at fault. Returns the error to throw.
 InputError diagnoseEvents(const fs::path& anchor, const Otf2Definitions& defs,
-                          const fs::path& eventDir, const std::string& globalError)
+    const fs::path& eventDir, const std::string& globalError)
 {
     try {
         ReaderPtr reader = openReader(anchor);
@@ -181,16 +185,18 @@ InputError diagnoseEvents(const fs::path& anchor, const Otf2Definitions& defs,
             std::uint64_t read = 0;
             const OTF2_ErrorCode code = OTF2_Reader_ReadAllLocalEvents(reader.get(), events, &read);
             if (code != OTF2_SUCCESS)
-                return failure(file, "whole event records after " + std::to_string(read) + " events", code);
+                return failure(
+                    file, "whole event records after " + std::to_string(read) + " events", code);
             if (loc.eventCount != 0 && read < loc.eventCount)
                 return InputError(file.string() + ": expected " + std::to_string(loc.eventCount)
-                                  + " events (as the definitions declare), found "
-                                  + std::to_string(read) + ": the file is truncated");
+                    + " events (as the definitions declare), found " + std::to_string(read)
+                    + ": the file is truncated");
         }
     } catch (const InputError& e) {
         return e;
     }
-    return InputError(eventDir.string() + ": expected readable event files (libotf2: " + globalError + ")");
+    return InputError(
+        eventDir.string() + ": expected readable event files (libotf2: " + globalError + ")");
 }
 
 void writeMeta(TraceSink& sink, const Otf2Definitions& defs)
@@ -205,11 +211,11 @@ void writeMeta(TraceSink& sink, const Otf2Definitions& defs)
         sink.setMeta("origin_clock", "epoch (OTF2 realtime timestamp of the global offset)");
     } else {
         sink.setMeta("origin_clock",
-                     "OTF2 global offset of the trace's timer; not epoch-based (no realtime timestamp)");
+            "OTF2 global offset of the trace's timer; not epoch-based (no realtime timestamp)");
     }
 }
 
-} // namespace
+}  // namespace
 
 fs::path otf2AnchorFor(const fs::path& input)
 {
@@ -217,18 +223,20 @@ fs::path otf2AnchorFor(const fs::path& input)
     if (fs::is_directory(input, ec)) {
         if (const auto anchor = anchorIn(input))
             return *anchor;
-        throw InputError(input.string() + ": expected a folder holding an OTF2 anchor file (*.otf2)");
+        throw InputError(
+            input.string() + ": expected a folder holding an OTF2 anchor file (*.otf2)");
     }
     if (isAnchor(input))
         return input;
     if (!fs::exists(input, ec))
         throw InputError(input.string() + ": no such file");
     // traces.def (anchor beside it) or traces/0.evt (anchor one folder up).
-    for (const fs::path& dir : {input.parent_path(), input.parent_path().parent_path()}) {
+    for (const fs::path& dir : { input.parent_path(), input.parent_path().parent_path() }) {
         if (const auto anchor = anchorIn(dir.empty() ? fs::path(".") : dir))
             return *anchor;
     }
-    throw InputError(input.string() + ": expected an OTF2 anchor file (*.otf2) beside it or one folder up");
+    throw InputError(
+        input.string() + ": expected an OTF2 anchor file (*.otf2) beside it or one folder up");
 }
 
 Otf2ImportStats importOtf2(const fs::path& input, TraceSink& sink, const ProgressFn& progress)
@@ -275,7 +283,8 @@ Otf2ImportStats importOtf2(const fs::path& input, TraceSink& sink, const Progres
     OTF2_Reader_RegisterGlobalEvtCallbacks(reader.get(), events, callbacks.get(), &mapper);
     for (;;) {
         std::uint64_t read = 0;
-        const OTF2_ErrorCode code = OTF2_Reader_ReadGlobalEvents(reader.get(), events, kBatchEvents, &read);
+        const OTF2_ErrorCode code =
+            OTF2_Reader_ReadGlobalEvents(reader.get(), events, kBatchEvents, &read);
         stats.events += read;
         mapper.rethrowFailure();  // a callback's error comes first: it says more
         if (code != OTF2_SUCCESS)
@@ -284,7 +293,7 @@ Otf2ImportStats importOtf2(const fs::path& input, TraceSink& sink, const Progres
         // is corrupt input (the writer counts every record it writes).
         if (declaredEvents > 0 && stats.events > declaredEvents)
             throw InputError(eventDir.string() + ": expected " + std::to_string(declaredEvents)
-                             + " events (as the definitions declare), read more: corrupt event files");
+                + " events (as the definitions declare), read more: corrupt event files");
         if (progress && !progress(stats.events, std::max(declaredEvents, stats.events)))
             throw Cancelled();
         if (read < kBatchEvents)
@@ -296,15 +305,16 @@ Otf2ImportStats importOtf2(const fs::path& input, TraceSink& sink, const Progres
     mapper.finish();
     if (stats.unmatchedSends + stats.unmatchedReceives > 0)
         stats.warnings.push_back(std::to_string(stats.unmatchedSends) + " MPI sends and "
-                                 + std::to_string(stats.unmatchedReceives)
-                                 + " receives have no partner: no flow drawn for them");
+            + std::to_string(stats.unmatchedReceives)
+            + " receives have no partner: no flow drawn for them");
     if (stats.unclosedEnters > 0)
         stats.warnings.push_back(std::to_string(stats.unclosedEnters)
-                                 + " regions never left: closed at their location's last event");
+            + " regions never left: closed at their location's last event");
     if (stats.unmatchedLeaves + stats.skippedLeaves > 0)
-        stats.warnings.push_back(std::to_string(stats.unmatchedLeaves) + " Leave records without an Enter, "
-                                 + std::to_string(stats.skippedLeaves) + " regions closed by an outer Leave");
+        stats.warnings.push_back(std::to_string(stats.unmatchedLeaves)
+            + " Leave records without an Enter, " + std::to_string(stats.skippedLeaves)
+            + " regions closed by an outer Leave");
     return stats;
 }
 
-} // namespace strata::storage
+}  // namespace strata::storage

@@ -91,7 +91,7 @@ std::filesystem::path otf2AnchorFor(const std::filesystem::path& input);
 /// line naming the file and what was expected, with libotf2's message) when a file of the
 /// archive is missing, truncated or corrupt, Cancelled when `progress` returns false.
 /// Progress counts events out of the total the definitions declare.
-Otf2ImportStats importOtf2(const std::filesystem::path& input, TraceSink& sink,
-                           const ProgressFn& progress = {});
+Otf2ImportStats importOtf2(
+    const std::filesystem::path& input, TraceSink& sink, const ProgressFn& progress = {});
 
-} // namespace strata::storage
+}  // namespace strata::storage

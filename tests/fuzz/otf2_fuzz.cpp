@@ -8,7 +8,9 @@
 #include "storage/input_error.h"
 #include "storage/memory_trace.h"
 #include "storage/otf2_importer.h"
+
 #include "tests/fuzz/fuzz_support.h"
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -16,8 +18,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <unistd.h>
 
 namespace {
 
@@ -42,9 +42,9 @@ class ArchiveDir
 {
 public:
     ArchiveDir()
-        : m_path(fs::temp_directory_path() / ("strata_fuzz_" + std::to_string(::getpid()) + "_otf2"))
-    {
-    }
+        : m_path(
+            fs::temp_directory_path() / ("strata_fuzz_" + std::to_string(::getpid()) + "_otf2"))
+    {}
     ~ArchiveDir()
     {
         std::error_code ignored;
@@ -70,7 +70,7 @@ void writeFile(const fs::path& path, std::string_view bytes)
     strata::fuzz::TempFile::writeTo(path, bytes);
 }
 
-} // namespace
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
@@ -90,7 +90,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const storage::Otf2ImportStats stats = storage::importOtf2(dir, trace);
         (void)stats;
         (void)trace.eventCount();
-    } catch (const storage::InputError&) {
-    }
+    } catch (const storage::InputError&) {}
     return 0;
 }

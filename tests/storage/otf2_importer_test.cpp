@@ -77,10 +77,10 @@ std::string importError(const fs::path& input)
     return "(no error)";
 }
 
-} // namespace
+}  // namespace
 
-TEST_CASE("OTF2 ticks convert to exact ns, rounded, even past 2^53 and before the offset", "[otf2]")
-{
+TEST_CASE(
+    "OTF2 ticks convert to exact ns, rounded, even past 2^53 and before the offset", "[otf2]") {
     const storage::Otf2Clock tsc(2095197216, 7397466976977800);
     CHECK(tsc.toNs(7397466976977800) == 0);
     CHECK(tsc.toNs(7397466976977800 + 2095197216ull * 3600) == 3'600'000'000'000);
@@ -106,24 +106,23 @@ TEST_CASE("OTF2 ticks convert to exact ns, rounded, even past 2^53 and before th
     CHECK_FALSE(storage::Otf2Clock(0, 0).toNs(5).has_value());
 }
 
-TEST_CASE("MPI messages pair by key in order, whichever side comes first", "[otf2]")
-{
+TEST_CASE("MPI messages pair by key in order, whichever side comes first", "[otf2]") {
     storage::MpiMessageMatcher m;
-    const storage::MessageKey ab{0, 1, 7, 10};
-    const storage::MessageKey abOtherTag{0, 1, 7, 11};
-    CHECK_FALSE(m.send(ab, {1, 100, 8}));
-    CHECK_FALSE(m.send(ab, {1, 200, 16}));
-    CHECK_FALSE(m.receive(abOtherTag, {2, 150, 4}));  // another tag: no partner yet
+    const storage::MessageKey ab { 0, 1, 7, 10 };
+    const storage::MessageKey abOtherTag { 0, 1, 7, 11 };
+    CHECK_FALSE(m.send(ab, { 1, 100, 8 }));
+    CHECK_FALSE(m.send(ab, { 1, 200, 16 }));
+    CHECK_FALSE(m.receive(abOtherTag, { 2, 150, 4 }));  // another tag: no partner yet
     CHECK(m.pendingSends() == 2);
     CHECK(m.pendingReceives() == 1);
-    const auto first = m.receive(ab, {2, 300, 8});
+    const auto first = m.receive(ab, { 2, 300, 8 });
     REQUIRE(first);
     CHECK(first->send.timeNs == 100);  // non-overtaking: the oldest send
     CHECK(first->receive.timeNs == 300);
-    const auto second = m.receive(ab, {2, 310, 16});
+    const auto second = m.receive(ab, { 2, 310, 16 });
     REQUIRE(second);
     CHECK(second->send.sizeBytes == 16);
-    const auto late = m.send(abOtherTag, {1, 140, 4});  // the receive was read first
+    const auto late = m.send(abOtherTag, { 1, 140, 4 });  // the receive was read first
     REQUIRE(late);
     CHECK(late->send.timeNs == 140);
     CHECK(late->receive.track == 2);
@@ -131,26 +130,34 @@ TEST_CASE("MPI messages pair by key in order, whichever side comes first", "[otf
     CHECK(m.pendingReceives() == 0);
 }
 
-TEST_CASE("OTF2 region roles: MPI waits and barriers sync, other MPI comm, code useful", "[otf2]")
-{
+TEST_CASE("OTF2 region roles: MPI waits and barriers sync, other MPI comm, code useful", "[otf2]") {
     using model::Role;
-    CHECK(storage::otf2RegionRole("MPI_Send", OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI) == Role::Comm);
-    CHECK(storage::otf2RegionRole("MPI_Allreduce", OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_PARADIGM_MPI) == Role::Comm);
-    CHECK(storage::otf2RegionRole("MPI_Init", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI) == Role::Comm);
-    CHECK(storage::otf2RegionRole("MPI_Wait", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI) == Role::Sync);
-    CHECK(storage::otf2RegionRole("MPI_Waitall", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI) == Role::Sync);
-    CHECK(storage::otf2RegionRole("MPI_Barrier", OTF2_REGION_ROLE_BARRIER, OTF2_PARADIGM_MPI) == Role::Sync);
-    CHECK(storage::otf2RegionRole("!$omp implicit barrier", OTF2_REGION_ROLE_IMPLICIT_BARRIER,
-                                  OTF2_PARADIGM_OPENMP) == Role::Sync);
-    CHECK(storage::otf2RegionRole("TRACE BUFFER FLUSH", OTF2_REGION_ROLE_ARTIFICIAL,
-                                  OTF2_PARADIGM_MEASUREMENT_SYSTEM) == Role::Runtime);
-    CHECK(storage::otf2RegionRole("int main(int, char**)", OTF2_REGION_ROLE_FUNCTION,
-                                  OTF2_PARADIGM_COMPILER) == Role::Useful);
-    CHECK(storage::otf2RegionRole("solve", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER) == Role::Useful);
+    CHECK(storage::otf2RegionRole("MPI_Send", OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI)
+        == Role::Comm);
+    CHECK(storage::otf2RegionRole("MPI_Allreduce", OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_PARADIGM_MPI)
+        == Role::Comm);
+    CHECK(storage::otf2RegionRole("MPI_Init", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI)
+        == Role::Comm);
+    CHECK(storage::otf2RegionRole("MPI_Wait", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI)
+        == Role::Sync);
+    CHECK(storage::otf2RegionRole("MPI_Waitall", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI)
+        == Role::Sync);
+    CHECK(storage::otf2RegionRole("MPI_Barrier", OTF2_REGION_ROLE_BARRIER, OTF2_PARADIGM_MPI)
+        == Role::Sync);
+    CHECK(storage::otf2RegionRole(
+              "!$omp implicit barrier", OTF2_REGION_ROLE_IMPLICIT_BARRIER, OTF2_PARADIGM_OPENMP)
+        == Role::Sync);
+    CHECK(storage::otf2RegionRole(
+              "TRACE BUFFER FLUSH", OTF2_REGION_ROLE_ARTIFICIAL, OTF2_PARADIGM_MEASUREMENT_SYSTEM)
+        == Role::Runtime);
+    CHECK(storage::otf2RegionRole(
+              "int main(int, char**)", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER)
+        == Role::Useful);
+    CHECK(storage::otf2RegionRole("solve", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER)
+        == Role::Useful);
 }
 
-TEST_CASE("an OTF2 archive is found from its folder, anchor, .def or .evt", "[otf2][real]")
-{
+TEST_CASE("an OTF2 archive is found from its folder, anchor, .def or .evt", "[otf2][real]") {
     const fs::path dir = test::realTrace(kPingPong);
     if (dir.empty())
         return;  // the shared real-trace folder is not here
@@ -161,11 +168,12 @@ TEST_CASE("an OTF2 archive is found from its folder, anchor, .def or .evt", "[ot
     CHECK(storage::otf2AnchorFor(dir / "traces" / "0.evt") == anchor);
     test::TempDir empty;
     CHECK_THROWS_WITH(storage::otf2AnchorFor(empty.path()),
-                      Catch::Contains(empty.path().string()) && Catch::Contains("expected a folder holding an OTF2 anchor"));
+        Catch::Contains(empty.path().string())
+            && Catch::Contains("expected a folder holding an OTF2 anchor"));
 }
 
-TEST_CASE("the pipit ping-pong OTF2 trace imports with its README's counts and exact times", "[otf2][real]")
-{
+TEST_CASE("the pipit ping-pong OTF2 trace imports with its README's counts and exact times",
+    "[otf2][real]") {
     const fs::path dir = test::realTrace(kPingPong);
     if (dir.empty())
         return;
@@ -205,8 +213,10 @@ TEST_CASE("the pipit ping-pong OTF2 trace imports with its README's counts and e
     const model::TrackId rank0 = trackAt(trace, "machine Linux/quartz10/MPI Rank 0/Master thread");
     const model::TrackId rank1 = trackAt(trace, "machine Linux/quartz10/MPI Rank 1/Master thread");
     CHECK(trace.resources().track(rank0).kind == model::ResourceKind::Thread);
-    CHECK(trace.resources().track(trace.resources().track(rank0).parent).kind == model::ResourceKind::Process);
-    CHECK(trace.resources().track(trackAt(trace, "machine Linux/quartz10")).kind == model::ResourceKind::Node);
+    CHECK(trace.resources().track(trace.resources().track(rank0).parent).kind
+        == model::ResourceKind::Process);
+    CHECK(trace.resources().track(trackAt(trace, "machine Linux/quartz10")).kind
+        == model::ResourceKind::Node);
     CHECK(trace.track(rank0).intervals.size() == 21);
     CHECK(trace.track(rank1).intervals.size() == 21);
 
@@ -222,18 +232,18 @@ TEST_CASE("the pipit ping-pong OTF2 trace imports with its README's counts and e
         }
     }
     REQUIRE(sends.size() == 8);
-    const auto first = std::min_element(sends.begin(), sends.end(), [](const auto& a, const auto& b) {
-        return a.startNs < b.startNs;
-    });
+    const auto first = std::min_element(sends.begin(), sends.end(),
+        [](const auto& a, const auto& b) { return a.startNs < b.startNs; });
     CHECK(first->startNs == 193668225);
     CHECK(first->durationNs() == 193685930 - 193668225);
     CHECK(first->depth == 1);
     CHECK(first->role == model::Role::Comm);
     CHECK(text(trace, first->category) == "MPI");
     CHECK(sendArgs[std::size_t(first - sends.begin())]
-          == R"({"receiver":1,"tag":10,"bytes":16384,"communicator":"MPI_COMM_WORLD"})");
-    const auto main0 = std::find_if(trace.track(rank0).intervals.begin(), trace.track(rank0).intervals.end(),
-                                    [&](const model::Interval& i) { return text(trace, i.name) == "int main(int, char**)"; });
+        == R"({"receiver":1,"tag":10,"bytes":16384,"communicator":"MPI_COMM_WORLD"})");
+    const auto main0 = std::find_if(trace.track(rank0).intervals.begin(),
+        trace.track(rank0).intervals.end(),
+        [&](const model::Interval& i) { return text(trace, i.name) == "int main(int, char**)"; });
     REQUIRE(main0 != trace.track(rank0).intervals.end());
     CHECK(main0->depth == 0);
     CHECK(main0->role == model::Role::Useful);
@@ -246,9 +256,9 @@ TEST_CASE("the pipit ping-pong OTF2 trace imports with its README's counts and e
         CHECK(flow.toTrack == rank1);
     for (const model::Flow& flow : trace.track(rank1).flows)
         CHECK(flow.toTrack == rank0);
-    const model::Flow& message = *std::min_element(
-        trace.track(rank0).flows.begin(), trace.track(rank0).flows.end(),
-        [](const model::Flow& a, const model::Flow& b) { return a.fromNs < b.fromNs; });
+    const model::Flow& message =
+        *std::min_element(trace.track(rank0).flows.begin(), trace.track(rank0).flows.end(),
+            [](const model::Flow& a, const model::Flow& b) { return a.fromNs < b.fromNs; });
     CHECK(message.fromNs == 193672585);
     CHECK(message.toNs == 193691633);
     CHECK(message.sizeBytes == 16384);
@@ -256,8 +266,8 @@ TEST_CASE("the pipit ping-pong OTF2 trace imports with its README's counts and e
     CHECK(text(trace, message.name) == "MPI message");
 }
 
-TEST_CASE("the PAPI ping-pong OTF2 trace gives one counter track per rank and PAPI member", "[otf2][real]")
-{
+TEST_CASE("the PAPI ping-pong OTF2 trace gives one counter track per rank and PAPI member",
+    "[otf2][real]") {
     const fs::path dir = test::realTrace(kPingPongPapi);
     if (dir.empty())
         return;
@@ -283,60 +293,57 @@ TEST_CASE("the PAPI ping-pong OTF2 trace gives one counter track per rank and PA
     REQUIRE(trace.track(cycles).counters.size() == 42);
     // otf2-print: the first METRIC of location 0 at 7396895680158984 (29353 ns after the
     // offset 7396895680097484 at 2095191439 ticks/s): PAPI_TOT_CYC 98850, PAPI_L2_TCM 2191.
-    CHECK(trace.track(cycles).counters.front() == model::CounterSample{29353, 98850});
-    CHECK(trace.track(l2).counters.front() == model::CounterSample{29353, 2191});
-    CHECK(tracksAt(trace, "machine Linux/quartz10/MPI Rank 1/Master thread/PAPI_BR_MSP").size() == 1);
+    CHECK(trace.track(cycles).counters.front() == model::CounterSample { 29353, 98850 });
+    CHECK(trace.track(l2).counters.front() == model::CounterSample { 29353, 2191 });
+    CHECK(
+        tracksAt(trace, "machine Linux/quartz10/MPI Rank 1/Master thread/PAPI_BR_MSP").size() == 1);
 }
 
-TEST_CASE("corrupt OTF2 archives fail with one line naming the file", "[otf2][real]")
-{
+TEST_CASE("corrupt OTF2 archives fail with one line naming the file", "[otf2][real]") {
     const fs::path real = test::realTrace(kPingPong);
     if (real.empty())
         return;
-    SECTION("a truncated event file")
-    {
+    SECTION("a truncated event file") {
         test::TempDir dir;
         const fs::path archive = copyArchive(real, dir);
         fs::resize_file(archive / "traces" / "1.evt", 100);
         const std::string error = importError(archive);
-        CHECK_THAT(error, Catch::Contains((archive / "traces" / "1.evt").string())
-                              && Catch::Contains("expected whole event records")
-                              && Catch::Contains("libotf2"));
+        CHECK_THAT(error,
+            Catch::Contains((archive / "traces" / "1.evt").string())
+                && Catch::Contains("expected whole event records") && Catch::Contains("libotf2"));
         CHECK(error.find('\n') == std::string::npos);
     }
-    SECTION("an event file cut inside its first chunk header")
-    {
+    SECTION("an event file cut inside its first chunk header") {
         test::TempDir dir;
         const fs::path archive = copyArchive(real, dir);
         fs::resize_file(archive / "traces" / "0.evt", 10);
         CHECK_THAT(importError(archive), Catch::Contains((archive / "traces" / "0.evt").string()));
     }
-    SECTION("a missing event file")
-    {
+    SECTION("a missing event file") {
         test::TempDir dir;
         const fs::path archive = copyArchive(real, dir);
         fs::remove(archive / "traces" / "1.evt");
-        CHECK_THAT(importError(archive), Catch::Contains((archive / "traces" / "1.evt").string())
-                                             && Catch::Contains("does not exist"));
+        CHECK_THAT(importError(archive),
+            Catch::Contains((archive / "traces" / "1.evt").string())
+                && Catch::Contains("does not exist"));
     }
-    SECTION("truncated global definitions")
-    {
+    SECTION("truncated global definitions") {
         test::TempDir dir;
         const fs::path archive = copyArchive(real, dir);
         fs::resize_file(archive / "traces.def", 3000);
-        CHECK_THAT(importError(archive), Catch::Contains((archive / "traces.def").string())
-                                             && Catch::Contains("expected complete global definitions"));
+        CHECK_THAT(importError(archive),
+            Catch::Contains((archive / "traces.def").string())
+                && Catch::Contains("expected complete global definitions"));
     }
-    SECTION("a garbage anchor")
-    {
+    SECTION("a garbage anchor") {
         test::TempDir dir;
         const fs::path archive = copyArchive(real, dir);
         std::ofstream(archive / "traces.otf2", std::ios::trunc) << "garbage";
         CHECK_THAT(importError(archive / "traces.otf2"),
-                   Catch::Contains((archive / "traces.otf2").string()) && Catch::Contains("expected an OTF2 anchor"));
+            Catch::Contains((archive / "traces.otf2").string())
+                && Catch::Contains("expected an OTF2 anchor"));
     }
-    SECTION("a truncated local definition file")
-    {
+    SECTION("a truncated local definition file") {
         test::TempDir dir;
         const fs::path archive = copyArchive(real, dir);
         fs::resize_file(archive / "traces" / "1.def", 20);
