@@ -5,6 +5,7 @@
 #include "storage/folded_importer.h"
 #include "storage/ncu_importer.h"
 #include "storage/nsys_importer.h"
+#include "storage/otf2_importer.h"
 #include "storage/paraver_importer.h"
 #include "storage/perf_script_importer.h"
 
@@ -63,7 +64,8 @@ bool isSupported(TraceFormat format)
     case TraceFormat::Ncu:
     case TraceFormat::Counters:
     case TraceFormat::Folded:
-    case TraceFormat::PerfScript: return true;
+    case TraceFormat::PerfScript:
+    case TraceFormat::Otf2: return true;
     default: return false;
     }
 }
@@ -109,6 +111,15 @@ std::vector<std::string> importFile(const std::filesystem::path& input, TraceFor
                                           {"unclosed_begins", stats.unclosedBegins},
                                           {"ends_before_begin", stats.endsBeforeBegin},
                                           {"truncated", stats.truncated ? 1u : 0u}})
+            report.row(name, value);
+        report.warnings(stats.warnings);
+    } else if (format == TraceFormat::Otf2) {
+        const storage::Otf2ImportStats stats = storage::importOtf2(input, sink, progress);
+        for (const auto& [name, value] :
+             {std::pair<std::string_view, std::uint64_t>{"events", stats.events}, {"intervals", stats.intervals},
+              {"flows", stats.flows}, {"counter_samples", stats.counterSamples}, {"instants", stats.instants},
+              {"unmatched_leaves", stats.unmatchedLeaves}, {"unclosed_enters", stats.unclosedEnters},
+              {"unmatched_sends", stats.unmatchedSends}, {"unmatched_receives", stats.unmatchedReceives}})
             report.row(name, value);
         report.warnings(stats.warnings);
     } else if (format == TraceFormat::Ncu) {

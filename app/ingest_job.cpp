@@ -48,7 +48,8 @@ void checkInputs(const IngestRequest& request)
 {
     for (const std::filesystem::path& input : request.inputs) {
         std::error_code ec;
-        if (!std::filesystem::is_regular_file(input, ec))
+        // An OTF2 archive may be given as its folder.
+        if (!std::filesystem::is_regular_file(input, ec) && !std::filesystem::is_directory(input, ec))
             throw storage::InputError(input.string() + ": no such file");
         const TraceFormat format = formatOf(request, input);
         if (format == TraceFormat::Unknown)
@@ -95,7 +96,9 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
     for (const auto* group : {&traces, &joins}) {
         for (std::size_t i = 0; i < group->size(); ++i, ++index) {
             const std::filesystem::path& input = (*group)[i];
-            summary.inputBytes += std::filesystem::file_size(input);
+            std::error_code ec;
+            if (std::filesystem::is_regular_file(input, ec))
+                summary.inputBytes += std::filesystem::file_size(input);
             context.rank = group == &traces && traces.size() > 1 ? static_cast<int>(i) : -1;
             context.recorder = joins.empty() ? nullptr : &recorder;
             const std::vector<std::string> warnings

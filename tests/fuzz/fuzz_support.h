@@ -34,9 +34,14 @@ public:
     /// Replaces the file's content with `bytes`.
     const std::filesystem::path& write(std::string_view bytes)
     {
-        std::ofstream out(m_path, std::ios::binary | std::ios::trunc);
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        writeTo(m_path, bytes);
         return m_path;
+    }
+    /// Replaces the content of the file at `path` with `bytes`.
+    static void writeTo(const std::filesystem::path& path, std::string_view bytes)
+    {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     }
     const std::filesystem::path& path() const { return m_path; }
 
