@@ -2,6 +2,7 @@
 
 #include "app/trace_opener.h"
 #include "views/details_panel.h"
+#include "views/flame_panel.h"
 #include "views/legend_panel.h"
 #include "views/overview_strip.h"
 #include "views/search_bar.h"
@@ -108,6 +109,24 @@ void MainWindow::buildDocks()
     addDockWidget(Qt::RightDockWidgetArea, detailsDock);
     connect(m_timeline, &views::TimelineWidget::selectionChanged, m_details, &views::DetailsPanel::showSelection);
     connect(m_timeline, &views::TimelineWidget::rangeSelected, m_details, &views::DetailsPanel::showRange);
+
+    // The flame graph of what the timeline shows: its window and its rows' tracks.
+    auto* flame = new views::FlamePanel(*m_store, this);
+    auto* flameDock = new QDockWidget(tr("Flame graph"), this);
+    flameDock->setObjectName(QStringLiteral("flame"));
+    flameDock->setWidget(flame);
+    addDockWidget(Qt::BottomDockWidgetArea, flameDock);
+    auto updateFlame = [this, flame] {
+        std::vector<model::TrackId> tracks;
+        for (const views::TimelineRow& row : m_timeline->layout().rows) {
+            if (!row.group)
+                tracks.push_back(row.track);
+        }
+        flame->setScope(m_timeline->window(), std::move(tracks));
+    };
+    connect(m_timeline, &views::TimelineWidget::windowChanged, this, updateFlame);
+    connect(m_timeline, &views::TimelineWidget::layoutChanged, this, updateFlame);
+    updateFlame();
 
     m_legend = new views::LegendPanel(this);
     auto* legendDock = new QDockWidget(tr("Legend"), this);

@@ -1,11 +1,12 @@
 // `strata render STORE -o OUT.png|OUT.svg [--view V] [--window T0:T1] [--tracks REGEX]
 // [--size WxH] [--color-by name|category|role] [--scale 2]`: the picture the GUI would
-// show, rendered offscreen. Views: timeline (the default), window (the main window with
-// its docks).
+// show, rendered offscreen. Views: timeline (the default), flame (the call tree of the
+// window and tracks), window (the main window with its docks).
 
 #include "app/arg_parser.h"
 #include "app/commands.h"
 #include "app/main_window.h"
+#include "views/flame_graph_renderer.h"
 #include "views/overview_strip.h"
 #include "views/picture_export.h"
 #include "views/timeline_widget.h"
@@ -84,6 +85,23 @@ int renderCommand(const Args& args, int argc, char** argv)
         frame.widthPx = size.width();
         frame.heightPx = size.height();
         views::savePicture(out, size, [&](QPainter& painter) { renderer.paint(painter, frame); }, scale);
+    } else if (view == "flame") {
+        views::FlameGraphRequest request;
+        if (window) {
+            request.source.startNs = window->startNs;
+            request.source.endNs = window->endNs;
+        }
+        if (!layout.filter.empty()) {
+            const std::regex re(layout.filter);
+            for (model::TrackId t = 0; t < store->resources().size(); ++t) {
+                if (std::regex_search(store->resources().path(t), re))
+                    request.source.tracks.push_back(t);
+            }
+            if (request.source.tracks.empty())
+                throw UsageError{"--tracks '" + layout.filter + "' matches no track"};
+        }
+        const QImage image = views::renderFlameGraphImage(*store, request, size * scale);
+        views::savePicture(out, size, [&](QPainter& painter) { painter.drawImage(QRect(QPoint(), size), image); }, 1.0);
     } else if (view == "window") {
         MainWindow main(std::move(store));
         main.resize(size);
@@ -100,7 +118,7 @@ int renderCommand(const Args& args, int argc, char** argv)
         QApplication::processEvents();
         views::saveWidgetPicture(out, main, scale);
     } else {
-        throw UsageError{"--view expects timeline or window (got '" + view + "')"};
+        throw UsageError{"--view expects timeline, flame or window (got '" + view + "')"};
     }
     std::printf("rendered %s (%dx%d, view %s)\n", output->c_str(), size.width(), size.height(), view.c_str());
     return kExitOk;

@@ -168,6 +168,11 @@ TEST_CASE("render writes the timeline as PNG of the asked size and as SVG with t
     CHECK_THAT(text, Catch::Contains("rank 1"));
     CHECK_THAT(text, !Catch::Contains(">rank 0<"));
 
+    const auto flame = (dir / "f.png").string();
+    REQUIRE(test::runStrata({"render", store, "-o", flame, "--view", "flame", "--tracks", "rank 0"}).exitCode == 0);
+    CHECK(std::filesystem::file_size(flame) > 5000);
+    CHECK(test::runStrata({"render", store, "-o", flame, "--view", "flame", "--tracks", "no such"}).exitCode == 2);
+
     CHECK(test::runStrata({"render", store, "-o", png, "--size", "12"}).exitCode == 2);
     CHECK(test::runStrata({"render", store, "-o", png, "--view", "nope"}).exitCode == 2);
     CHECK(test::runStrata({"render", store, "-o", png, "--tracks", "("}).exitCode == 2);
