@@ -42,6 +42,22 @@ void emitFrames(Emit& emit, const std::filesystem::path& store, const std::strin
     emit({"gui_peak_rss_mb", f[5], "MB", caseName});
 }
 
+/// Writes an 8-rank synthetic run of `events` with `Writer` (a child process: the
+/// writer's memory is not the ingest's).
+template<typename Writer>
+void writeSynthetic(const std::filesystem::path& path, long long events)
+{
+    inChild([&] {
+        Writer writer(path);
+        storage::SynthOptions synth;
+        synth.events = static_cast<std::uint64_t>(events);
+        synth.ranks = 8;
+        storage::generateSyntheticTrace(synth, writer);
+        writer.finish();
+        return std::vector<double>{};
+    });
+}
+
 } // namespace
 
 std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(const Metric&))
@@ -119,15 +135,7 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
         const std::string caseName = options.quick ? "chrome-170MB" : "chrome-500MB";
         const std::filesystem::path json = dir / "trace.json";
         const std::filesystem::path store = dir / "ingested.strata";
-        inChild([&] {
-            storage::ChromeJsonWriter writer(json);
-            storage::SynthOptions synth;
-            synth.events = static_cast<std::uint64_t>(events);
-            synth.ranks = 8;
-            storage::generateSyntheticTrace(synth, writer);
-            writer.finish();
-            return std::vector<double>{};
-        });
+        writeSynthetic<storage::ChromeJsonWriter>(json, events);
         const double jsonBytes = static_cast<double>(std::filesystem::file_size(json));
         const auto ingest = inChild([&] {
             const auto start = Clock::now();
@@ -150,15 +158,7 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
         const std::string caseName = options.quick ? "paraver-500k" : "paraver-2M";
         const std::filesystem::path prv = dir / "trace.prv";
         const std::filesystem::path store = dir / "paraver.strata";
-        inChild([&] {
-            storage::ParaverWriter writer(prv);
-            storage::SynthOptions synth;
-            synth.events = static_cast<std::uint64_t>(events);
-            synth.ranks = 8;
-            storage::generateSyntheticTrace(synth, writer);
-            writer.finish();
-            return std::vector<double>{};
-        });
+        writeSynthetic<storage::ParaverWriter>(prv, events);
         const auto ingest = inChild([&] {
             const auto start = Clock::now();
             storage::StoreBuilder builder(store);
