@@ -1,15 +1,12 @@
 // `strata cut STORE -o OUT [--window T0:T1] [--tracks REGEX] [--filter EXPR] [--rebase]`:
 // a sub-trace of a store (storage/trace_cut.h) as a new store, Chrome JSON or Paraver.
-// Every writer builds into temporary files and renames them into place at the end, so
-// an error or Ctrl-C leaves no half-written output.
+// The cut itself is app/cut_job.h (shared with the GUI's File > Export sub-trace).
 
 #include "app/arg_parser.h"
 #include "app/commands.h"
+#include "app/cut_job.h"
 #include "app/progress_bar.h"
 #include "model/filter_expression.h"
-#include "storage/chrome_json_writer.h"
-#include "storage/paraver_writer.h"
-#include "storage/store_builder.h"
 #include "storage/store_reader.h"
 #include "storage/trace_cut.h"
 
@@ -20,33 +17,6 @@
 
 namespace strata::app {
 
-namespace {
-
-enum class CutFormat { Store, Chrome, Paraver };
-
-CutFormat outputFormat(const std::string& path)
-{
-    if (path.ends_with(".strata"))
-        return CutFormat::Store;
-    if (path.ends_with(".json") || path.ends_with(".json.gz"))
-        return CutFormat::Chrome;
-    if (path.ends_with(".prv"))
-        return CutFormat::Paraver;
-    throw UsageError { "cut writes .strata, .json, .json.gz or .prv, not '" + path + "'" };
-}
-
-/// Runs the cut into `sink` and finishes it (the writers' finish() renames into place).
-template<typename Sink>
-storage::CutStats cutInto(
-    storage::StoreReader& store, Sink& sink, const storage::CutOptions& options)
-{
-    const storage::CutStats stats = storage::cutTrace(store, sink, options);
-    sink.finish();
-    return stats;
-}
-
-}  // namespace
-
 int cutCommand(const Args& args)
 {
     ArgParser p(args, { "-o", "--output", "--window", "--tracks", "--filter" }, { "--rebase" });
@@ -54,7 +24,8 @@ int cutCommand(const Args& args)
     if (p.positional().size() != 1 || !output)
         throw UsageError { "cut needs one STORE and -o OUT.strata|OUT.json|OUT.json.gz|OUT.prv" };
     const std::filesystem::path input = p.positional().front();
-    const CutFormat format = outputFormat(*output);
+    if (!cutWritesTo(*output))
+        throw UsageError{"cut writes .strata, .json, .json.gz or .prv, not '" + *output + "'"};
 
     storage::CutOptions options;
     options.rebase = p.flag("--rebase");
@@ -96,30 +67,7 @@ int cutCommand(const Args& args)
     storage::StoreReader store(input, readerOptions);
     ProgressBar bar("cutting");
     options.progress = bar.callback();
-    storage::CutStats stats;
-    switch (format) {
-    case CutFormat::Store: {
-        storage::StoreBuildOptions buildOptions;
-        // The cut already streams; keep the builder's buffers modest too (it spills beyond).
-        buildOptions.memoryBudgetBytes = std::size_t(256) << 20;
-        buildOptions.progress = bar.callback();
-        storage::StoreBuilder builder(*output, buildOptions);
-        stats = storage::cutTrace(store, builder, options);
-        bar.setLabel("tiling");
-        builder.finish();
-        break;
-    }
-    case CutFormat::Chrome: {
-        storage::ChromeJsonWriter writer(*output);
-        stats = cutInto(store, writer, options);
-        break;
-    }
-    case CutFormat::Paraver: {
-        storage::ParaverWriter writer(*output);
-        stats = cutInto(store, writer, options);
-        break;
-    }
-    }
+    const storage::CutStats stats = cutToFile(store, *output, options);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::fprintf(stderr,

@@ -1,10 +1,15 @@
 #include "app/main_window.h"
 
+#include "app/cut_job.h"
+#include "app/progress_dialog.h"
 #include "app/trace_opener.h"
+#include "model/filter_expression.h"
+#include "storage/input_error.h"
 #include "views/details_panel.h"
 #include "views/flame_panel.h"
 #include "views/legend_panel.h"
 #include "views/overview_strip.h"
+#include "views/picture_export.h"
 #include "views/search_bar.h"
 #include "views/timeline_widget.h"
 
@@ -13,11 +18,13 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QStatusBar>
 #include <QToolBar>
@@ -181,7 +188,10 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openFiles);
     m_recentMenu = file->addMenu(tr("Open &recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::updateRecentMenu);
-    file->addAction(tr("&Export image…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportImage);
+    file->addAction(tr("&Export timeline image…"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                    [this] { exportImage(m_timeline); });
+    file->addAction(tr("Export &window image…"), this, [this] { exportImage(this); });
+    file->addAction(tr("Export &sub-trace…"), this, &MainWindow::exportSubTrace);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -243,15 +253,69 @@ void MainWindow::openFiles()
         openPaths(paths, this);
 }
 
-void MainWindow::exportImage()
+void MainWindow::exportImage(QWidget* what)
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export the timeline"), QStringLiteral("timeline.png"),
-                                                      tr("PNG image (*.png);;Whole window, PNG (*.window.png)"));
+    const QString png = tr("PNG image (*.png)"), png2x = tr("PNG image at 2x (*.png)"), svg = tr("SVG vector image (*.svg)");
+    QString filter = png;
+    QString path = QFileDialog::getSaveFileName(this, tr("Export image"), QStringLiteral("strata.png"),
+                                                QStringList{png, png2x, svg}.join(QStringLiteral(";;")), &filter);
     if (path.isEmpty())
         return;
-    const QImage image = path.endsWith(QStringLiteral(".window.png")) ? grab().toImage() : m_timeline->grab().toImage();
-    if (!image.save(path))
-        QMessageBox::warning(this, tr("Export failed"), tr("Cannot write %1").arg(path));
+    if (filter == svg && !path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive))
+        path += QStringLiteral(".svg");
+    else if (filter != svg && !path.endsWith(QStringLiteral(".png"), Qt::CaseInsensitive))
+        path += QStringLiteral(".png");
+    try {
+        views::saveWidgetPicture(path, *what, filter == png2x ? 2.0 : 1.0);
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+    } catch (const std::exception& e) {
+        QMessageBox::warning(this, tr("Export failed"), QString::fromUtf8(e.what()));
+    }
+}
+
+void MainWindow::exportSubTrace()
+{
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export the window and shown tracks as a sub-trace"), QStringLiteral("cut.strata"),
+        tr("Strata store (*.strata);;Chrome trace, gzipped (*.json.gz);;Chrome trace (*.json);;Paraver (*.prv)"));
+    if (path.isEmpty())
+        return;
+    if (!cutWritesTo(path.toStdString())) {
+        QMessageBox::warning(this, tr("Export failed"), tr("Sub-traces are .strata, .json, .json.gz or .prv files"));
+        return;
+    }
+    bool ok = false;
+    const QString filter = QInputDialog::getText(this, tr("Filter"),
+                                                 tr("Keep events matching (empty: all), e.g. role=comm or dur>5ms:"),
+                                                 QLineEdit::Normal, QString(), &ok);
+    if (!ok)
+        return;
+    storage::CutOptions options;
+    options.window = m_timeline->window();
+    // The shown tracks, by exact path.
+    QStringList paths;
+    for (const views::TimelineRow& row : m_timeline->layout().rows) {
+        if (!row.group)
+            paths << QRegularExpression::escape(QString::fromStdString(m_store->resources().path(row.track)));
+    }
+    options.tracks = ("^(" + paths.join(QLatin1Char('|')) + ")$").toStdString();
+    try {
+        if (!filter.trimmed().isEmpty())
+            options.filter = model::FilterExpression::parse(filter.toStdString());
+        runWithProgress(this, tr("Exporting %1…").arg(path), [&](const PhasedProgress& progress) {
+            options.progress = [&](std::uint64_t done, std::uint64_t total) { return progress("cutting", done, total); };
+            cutToFile(*m_store, path.toStdString(), options);
+        });
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+    } catch (const storage::Cancelled&) {
+    } catch (const model::FilterSyntaxError& e) {
+        QMessageBox::warning(this, tr("Bad filter"),
+                             QStringLiteral("%1\n%2").arg(QString::fromUtf8(e.what()),
+                                                          QString::fromStdString(model::FilterSyntaxError::caretLines(
+                                                              filter.toStdString(), e.column()))));
+    } catch (const std::exception& e) {
+        QMessageBox::warning(this, tr("Export failed"), QString::fromUtf8(e.what()));
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

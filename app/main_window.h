@@ -50,7 +50,8 @@ private:
     void buildToolbar();
     void buildDocks();
     void openFiles();
-    void exportImage();
+    void exportImage(QWidget* what);
+    void exportSubTrace();
     void updateRecentMenu();
     void updateStatus();
 

@@ -1,19 +1,15 @@
 #include "app/trace_opener.h"
 
 #include "app/ingest_job.h"
+#include "app/progress_dialog.h"
 #include "storage/format_detect.h"
 #include "storage/input_error.h"
 #include "storage/store_reader.h"
 
-#include <QApplication>
 #include <QMessageBox>
-#include <QProgressDialog>
 
-#include <atomic>
 #include <cstdlib>
 #include <functional>
-#include <mutex>
-#include <thread>
 #include <unistd.h>
 
 namespace strata::app {
@@ -74,43 +70,8 @@ std::optional<std::filesystem::path> storeForPaths(const QStringList& paths, QWi
             return request.output;
         checkInputs(request);
 
-        // Ingest on a worker thread; the dialog polls its progress and can cancel.
-        QProgressDialog dialog(QObject::tr("Ingesting %1…").arg(paths.front()), QObject::tr("Cancel"), 0, 1000, parent);
-        dialog.setWindowModality(Qt::WindowModal);
-        dialog.setMinimumDuration(300);
-        std::mutex mutex;
-        std::string phase;
-        double fraction = 0;
-        std::atomic<bool> cancelled = false, done = false;
-        std::exception_ptr error;
-        std::thread worker([&] {
-            try {
-                ingestTraces(request, [&](const std::string& name, std::uint64_t d, std::uint64_t total) {
-                    std::lock_guard lock(mutex);
-                    phase = name;
-                    fraction = total > 0 ? static_cast<double>(d) / static_cast<double>(total) : 0;
-                    return !cancelled.load();
-                });
-            } catch (...) {
-                error = std::current_exception();
-            }
-            done = true;
-        });
-        while (!done) {
-            {
-                std::lock_guard lock(mutex);
-                dialog.setLabelText(QString::fromStdString(phase));
-                dialog.setValue(static_cast<int>(fraction * 999));
-            }
-            if (dialog.wasCanceled())
-                cancelled = true;
-            QApplication::processEvents(QEventLoop::AllEvents, 50);
-            std::this_thread::sleep_for(std::chrono::milliseconds(30));
-        }
-        worker.join();
-        dialog.reset();
-        if (error)
-            std::rethrow_exception(error);
+        runWithProgress(parent, QObject::tr("Ingesting %1…").arg(paths.front()),
+                        [&](const PhasedProgress& progress) { ingestTraces(request, progress); });
         return request.output;
     } catch (const storage::Cancelled&) {
         return std::nullopt;
