@@ -41,12 +41,16 @@ Palette::Palette(const model::StringTable& strings, const std::map<std::string, 
 
 QColor Palette::named(model::StringId id) const
 {
+    if (const auto cached = m_namedCache.find(id); cached != m_namedCache.end())
+        return cached->second;
     const std::string_view text = m_strings ? m_strings->text(id) : std::string_view();
+    QColor color = colorForName(text);
     if (!m_traceColors.empty()) {
         if (const auto it = m_traceColors.find(std::string(text)); it != m_traceColors.end())
-            return it->second;
+            color = it->second;
     }
-    return colorForName(text);
+    m_namedCache.emplace(id, color);
+    return color;
 }
 
 QColor Palette::interval(model::StringId name, model::StringId category, model::Role role) const

@@ -48,6 +48,9 @@ private:
     ColorBy m_mode = ColorBy::Name;
     std::unordered_map<std::string, QColor> m_traceColors;
     mutable std::unordered_map<model::StringId, model::StringId> m_categoryOfName;
+    /// Colour per string id: hashing the text and converting from HSV for every box of
+    /// every frame showed in the paint profile.
+    mutable std::unordered_map<model::StringId, QColor> m_namedCache;
 };
 
 } // namespace strata::views

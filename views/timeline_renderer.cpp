@@ -116,11 +116,11 @@ void TimelineRenderer::paintCells(QPainter& p, const TimelineFrame& f, const Tim
     const int width = f.plotWidthPx();
     const int lane = m_layout.laneHeightPx;
     const int top = f.rowTop(row);
-    struct Column
+    struct Column  // small: width x lanes of them are cleared for every row of every frame
     {
         model::TimeNs covered = 0;
         model::TimeNs best = -1;
-        QColor color;
+        QRgb color = 0;
         bool match = false;
     };
     std::vector<Column> columns(static_cast<std::size_t>(width) * row.lanes);
@@ -138,8 +138,9 @@ void TimelineRenderer::paintCells(QPainter& p, const TimelineFrame& f, const Tim
         const double x0 = (c.bucket * w - f.window.startNs) * pxPerNs;
         const double x1 = x0 + w * pxPerNs;
         const storage::Coverage& dominant = slice.entries[c.firstEntry];
-        const QColor color = dominant.name == storage::kOtherNames ? colorForRole(dominant.role)
-                                                                   : m_palette.coverage(dominant.name, dominant.role);
+        const QRgb color = (dominant.name == storage::kOtherNames ? colorForRole(dominant.role)
+                                                                  : m_palette.coverage(dominant.name, dominant.role))
+                               .rgb();
         for (int x = std::max(0, static_cast<int>(std::floor(x0))); x < std::min<double>(width, x1); ++x) {
             const double share = (std::min(x1, x + 1.0) - std::max(x0, double(x))) / (x1 - x0);
             Column& col = columns[static_cast<std::size_t>(c.depth) * width + x];
@@ -173,7 +174,7 @@ void TimelineRenderer::paintCells(QPainter& p, const TimelineFrame& f, const Tim
             while (end < width && lane0[end].best >= 0 && lane0[end].color == col.color && lane0[end].match == col.match
                    && shadeOf(lane0[end]) == shade)
                 ++end;
-            QColor color = col.color;
+            QColor color = QColor::fromRgb(col.color);
             color.setAlphaF(static_cast<float>(0.3 + 0.1 * shade));
             const double y = top + depth * lane;
             p.fillRect(QRectF(f.labelWidthPx + x, y, end - x, lane - 1), color);
@@ -210,19 +211,32 @@ void TimelineRenderer::paintIntervals(QPainter& p, const TimelineFrame& f, const
             p.setPen(Qt::black);
             const QRectF visible = box.intersected(QRectF(plotLeft, box.top(), f.plotWidthPx(), box.height()));
             p.drawText(visible.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                       metrics.elidedText(qtext(m_store.strings().text(e.name)), Qt::ElideRight,
-                                          static_cast<int>(visible.width()) - 4));
+                       label(e.name, metrics, static_cast<int>(visible.width()) - 4));
         }
     }
+    std::vector<QLineF> ticks;
+    ticks.reserve(slice.instants.size() + slice.instantCells.size());
+    for (const model::Instant& i : slice.instants)
+        ticks.emplace_back(xOf(i.timeNs), top, xOf(i.timeNs), top + row.heightPx - 1);
+    for (const storage::InstantCell& c : slice.instantCells)
+        ticks.emplace_back(xOf(c.firstNs), top, xOf(c.firstNs), top + row.heightPx - 1);
     p.setPen(QColor(0x30, 0x30, 0x30));
-    for (const model::Instant& i : slice.instants) {
-        const double x = xOf(i.timeNs);
-        p.drawLine(QPointF(x, top), QPointF(x, top + row.heightPx - 1));
-    }
-    for (const storage::InstantCell& c : slice.instantCells) {
-        const double x = xOf(c.firstNs);
-        p.drawLine(QPointF(x, top), QPointF(x, top + row.heightPx - 1));
-    }
+    p.drawLines(ticks.data(), static_cast<int>(ticks.size()));
+}
+
+QString TimelineRenderer::label(model::StringId name, const QFontMetrics& metrics, int widthPx) const
+{
+    // Text layout is the costliest part of a frame: measure each name once, and cut a
+    // name that does not fit by its average character width rather than laying it out
+    // again for every box (QFontMetrics::elidedText).
+    auto [it, inserted] = m_labelWidths.try_emplace(name, 0);
+    const QString text = qtext(m_store.strings().text(name));
+    if (inserted)
+        it->second = metrics.horizontalAdvance(text);
+    if (it->second <= widthPx)
+        return text;
+    const int chars = widthPx / std::max(1, metrics.averageCharWidth()) - 1;
+    return chars > 0 ? text.left(chars) + QChar(0x2026) : QString();
 }
 
 void TimelineRenderer::paintLabels(QPainter& p, const TimelineFrame& f) const

@@ -123,12 +123,15 @@ private:
                       const storage::TrackSlice& slice) const;
     void paintFlows(QPainter& p, const TimelineFrame& f, const TimelineData& data, const TimelineHighlights& h) const;
     void paintOverlays(QPainter& p, const TimelineFrame& f, const TimelineHighlights& h) const;
+    /// An interval's name fitted into `widthPx` (cut with an ellipsis when too long).
+    QString label(model::StringId name, const QFontMetrics& metrics, int widthPx) const;
 
     storage::StoreReader& m_store;
     LayoutOptions m_layoutOptions;
     TimelineLayout m_layout;
     Palette m_palette;
     FrameTimings m_timings;
+    mutable std::unordered_map<model::StringId, int> m_labelWidths;  ///< full width of each name
 };
 
 /// Renders the timeline of `window` (the whole run when empty) into an image, exactly as
