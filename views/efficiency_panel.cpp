@@ -137,6 +137,7 @@ EfficiencyPanel::EfficiencyPanel(storage::StoreReader& store, QWidget* parent)
     m_metrics = new QTableWidget(0, 2, this);
     m_metrics->setHorizontalHeaderLabels({tr("whole run"), tr("window")});
     m_metrics->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_metrics->setMinimumWidth(420);
     m_metrics->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_metrics->setEditTriggers(QAbstractItemView::NoEditTriggers);
     connect(m_metrics, &QTableWidget::cellClicked, this, [this](int row, int) { onMetricClicked(row); });
@@ -144,8 +145,7 @@ EfficiencyPanel::EfficiencyPanel(storage::StoreReader& store, QWidget* parent)
     m_workers = new QTableWidget(0, 6, this);
     m_workers->setHorizontalHeaderLabels({tr("worker"), tr("useful"), tr("comm"), tr("sync"), tr("transfer"),
                                           tr("idle")});
-    m_workers->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_workers->horizontalHeader()->setStretchLastSection(true);
+    m_workers->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_workers->verticalHeader()->hide();
     m_workers->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_workers->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -158,7 +158,8 @@ EfficiencyPanel::EfficiencyPanel(storage::StoreReader& store, QWidget* parent)
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_metrics);
     split->addWidget(m_workers);
-    split->setStretchFactor(1, 1);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
