@@ -17,7 +17,7 @@ constexpr const char* kUsage = R"(usage:
   strata info STORE [--json]
   strata metrics STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream] [--rules FILE] [--all-workers]
   strata metrics STORE --profile [--json] [--window T0:T1] [--level ...] [--top N]
-  strata render STORE -o OUT.png|OUT.svg [--view timeline|flame|window] [--window T0:T1] [--tracks REGEX] [--size WxH]
+  strata render STORE -o OUT.png|OUT.svg [--view timeline|flame|metrics|window] [--window T0:T1] [--tracks REGEX] [--size WxH]
                 [--color-by name|category|role] [--scale 1..4]
   strata cut STORE -o OUT.strata|OUT.json|OUT.json.gz|OUT.prv [--window T0:T1] [--tracks REGEX] [--filter EXPR] [--rebase]
   strata synth -o OUT.json|OUT.json.gz|OUT.prv|OUT.strata --events N [--ranks R] [--seed S]

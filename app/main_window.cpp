@@ -4,8 +4,11 @@
 #include "app/progress_dialog.h"
 #include "app/trace_opener.h"
 #include "model/filter_expression.h"
+#include "storage/event_search.h"
 #include "storage/input_error.h"
+#include "views/analyzer_panel.h"
 #include "views/details_panel.h"
+#include "views/efficiency_panel.h"
 #include "views/flame_panel.h"
 #include "views/legend_panel.h"
 #include "views/overview_strip.h"
@@ -140,6 +143,66 @@ void MainWindow::buildDocks()
     legendDock->setObjectName(QStringLiteral("legend"));
     legendDock->setWidget(m_legend);
     addDockWidget(Qt::RightDockWidgetArea, legendDock);
+    buildAnalysisDocks();
+}
+
+void MainWindow::buildAnalysisDocks()
+{
+    m_efficiency = new views::EfficiencyPanel(*m_store, this);
+    auto* efficiencyDock = new QDockWidget(tr("Efficiency"), this);
+    efficiencyDock->setObjectName(QStringLiteral("efficiency"));
+    efficiencyDock->setWidget(m_efficiency);
+    addDockWidget(Qt::BottomDockWidgetArea, efficiencyDock);
+    m_analyzer = new views::AnalyzerPanel(*m_store, this);
+    auto* analyzerDock = new QDockWidget(tr("Analyzer"), this);
+    analyzerDock->setObjectName(QStringLiteral("analyzer"));
+    analyzerDock->setWidget(m_analyzer);
+    tabifyDockWidget(efficiencyDock, analyzerDock);
+    if (auto* flameDock = findChild<QDockWidget*>(QStringLiteral("flame")))
+        tabifyDockWidget(efficiencyDock, flameDock);
+    efficiencyDock->raise();
+    // A worker's row shows only that worker's tracks on the timeline.
+    connect(m_efficiency, &views::EfficiencyPanel::workerActivated, this,
+            [this](const QString& name, const std::vector<model::TrackId>& tracks) {
+                m_timeline->showOnlyTracks(tracks);
+                statusBar()->showMessage(tr("Showing %1 only; clear the track filter to see all").arg(name), 10000);
+            });
+    connect(m_timeline, &views::TimelineWidget::windowChanged, m_efficiency, &views::EfficiencyPanel::setWindow);
+    connect(m_timeline, &views::TimelineWidget::windowChanged, m_analyzer, &views::AnalyzerPanel::setWindow);
+    m_efficiency->setWindow(m_timeline->window());
+    m_analyzer->setWindow(m_timeline->window());
+    // A metric names the roles it loses to: colour the timeline by role to see them.
+    connect(m_efficiency, &views::EfficiencyPanel::rolesLosingEfficiency, this,
+            [this](const QString& metric, const std::vector<model::Role>& roles) {
+                if (m_colorBy)
+                    m_colorBy->setCurrentIndex(static_cast<int>(views::ColorBy::Role));
+                m_timeline->setColorBy(views::ColorBy::Role);
+                QStringList names;
+                for (model::Role r : roles)
+                    names << QString::fromUtf8(model::roleName(r).data());
+                statusBar()->showMessage(tr("%1 loses to: %2").arg(metric, names.join(QStringLiteral(", "))), 10000);
+            });
+    connect(m_analyzer, &views::AnalyzerPanel::cellActivated, this, &MainWindow::showNameInWindow);
+}
+
+void MainWindow::showNameInWindow(model::TrackId track, model::StringId name)
+{
+    m_timeline->setSearchMatches({name});
+    // The first instance on that track inside the window (the window being profiled).
+    storage::SearchRequest request;
+    request.pattern = std::string(m_store->strings().text(name));
+    request.window = m_timeline->window();
+    try {
+        const storage::SearchResult found = storage::searchIntervals(*m_store, request);
+        for (const storage::SearchMatch& m : found.matches) {
+            if (m.track == track && m.interval.name == name) {
+                m_timeline->showInterval({m.track, m.interval});
+                return;
+            }
+        }
+    } catch (const std::exception& e) {
+        statusBar()->showMessage(tr("Search failed: %1").arg(QString::fromUtf8(e.what())), 10000);
+    }
 }
 
 void MainWindow::buildToolbar()
@@ -162,7 +225,7 @@ void MainWindow::buildToolbar()
     bar->addAction(tr("Zoom to range"), m_timeline, &views::TimelineWidget::zoomToSelectedRange);
     bar->addSeparator();
 
-    auto* colorBy = new QComboBox(bar);
+    auto* colorBy = m_colorBy = new QComboBox(bar);
     colorBy->addItems({tr("Color by name"), tr("Color by category"), tr("Color by role")});
     connect(colorBy, &QComboBox::currentIndexChanged, this,
             [this](int i) { m_timeline->setColorBy(static_cast<views::ColorBy>(i)); });

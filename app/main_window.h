@@ -12,11 +12,14 @@
 
 #include <memory>
 
+class QComboBox;
 class QLabel;
 class QMenu;
 
 namespace strata::views {
+class AnalyzerPanel;
 class DetailsPanel;
+class EfficiencyPanel;
 class LegendPanel;
 class OverviewStrip;
 class SearchBar;
@@ -36,6 +39,8 @@ public:
     views::SearchBar* searchBar() const { return m_search; }
     views::OverviewStrip* overview() const { return m_overview; }
     views::DetailsPanel* details() const { return m_details; }
+    views::EfficiencyPanel* efficiency() const { return m_efficiency; }
+    views::AnalyzerPanel* analyzer() const { return m_analyzer; }
 
     /// Opens stores or raw traces in a new window (several raw traces: one run).
     static void openPaths(const QStringList& paths, QWidget* parent);
@@ -49,6 +54,8 @@ private:
     void buildMenus();
     void buildToolbar();
     void buildDocks();
+    void buildAnalysisDocks();
+    void showNameInWindow(model::TrackId track, model::StringId name);
     void openFiles();
     void exportImage(QWidget* what);
     void exportSubTrace();
@@ -60,6 +67,9 @@ private:
     views::OverviewStrip* m_overview = nullptr;
     views::DetailsPanel* m_details = nullptr;
     views::LegendPanel* m_legend = nullptr;
+    views::EfficiencyPanel* m_efficiency = nullptr;
+    views::AnalyzerPanel* m_analyzer = nullptr;
+    QComboBox* m_colorBy = nullptr;
     views::SearchBar* m_search = nullptr;
     QMenu* m_recentMenu = nullptr;
     QLabel* m_statusWindow = nullptr;

@@ -1,11 +1,14 @@
 // `strata render STORE -o OUT.png|OUT.svg [--view V] [--window T0:T1] [--tracks REGEX]
 // [--size WxH] [--color-by name|category|role] [--scale 2]`: the picture the GUI would
 // show, rendered offscreen. Views: timeline (the default), flame (the call tree of the
-// window and tracks), window (the main window with its docks).
+// window and tracks), metrics (the Efficiency panel: whole run beside --window), window
+// (the main window with its docks).
 
 #include "app/arg_parser.h"
 #include "app/commands.h"
 #include "app/main_window.h"
+#include "views/analyzer_panel.h"
+#include "views/efficiency_panel.h"
 #include "views/flame_graph_renderer.h"
 #include "views/overview_strip.h"
 #include "views/picture_export.h"
@@ -114,11 +117,22 @@ int renderCommand(const Args& args, int argc, char** argv)
         main.show();
         QApplication::processEvents();
         timeline.waitForData();
+        main.efficiency()->waitForReports();
+        main.analyzer()->waitForProfile();
         main.overview()->grabStrip();
         QApplication::processEvents();
         views::saveWidgetPicture(out, main, scale);
+    } else if (view == "metrics") {
+        views::EfficiencyPanel panel(*store);
+        panel.resize(size);
+        if (window)
+            panel.setWindow(*window);
+        panel.show();
+        panel.waitForReports();
+        QApplication::processEvents();
+        views::saveWidgetPicture(out, panel, scale);
     } else {
-        throw UsageError{"--view expects timeline, flame or window (got '" + view + "')"};
+        throw UsageError{"--view expects timeline, flame, metrics or window (got '" + view + "')"};
     }
     std::printf("rendered %s (%dx%d, view %s)\n", output->c_str(), size.width(), size.height(), view.c_str());
     return kExitOk;

@@ -184,6 +184,27 @@ void TimelineWidget::setTrackFilter(const QString& filter)
 {
     LayoutOptions options = m_renderer.layoutOptions();
     options.filter = filter.toStdString();
+    options.filterIsRegex = false;
+    relayout(options);
+}
+
+void TimelineWidget::showOnlyTracks(const std::vector<model::TrackId>& tracks)
+{
+    // An anchored alternation of the tracks' exact paths, through the layout's filter.
+    std::string pattern;
+    for (const model::TrackId track : tracks) {
+        std::string path = m_store.resources().path(track);
+        std::string escaped;
+        for (const char c : path) {
+            if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos)
+                escaped += '\\';
+            escaped += c;
+        }
+        pattern += (pattern.empty() ? "" : "|") + escaped;
+    }
+    LayoutOptions options = m_renderer.layoutOptions();
+    options.filter = pattern.empty() ? std::string() : "^(" + pattern + ")$";
+    options.filterIsRegex = !pattern.empty();
     relayout(options);
 }
 

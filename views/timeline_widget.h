@@ -48,6 +48,8 @@ public:
 
     void setSearchMatches(std::unordered_set<model::StringId> names);
     void setTrackFilter(const QString& filter);
+    /// Shows only these tracks (and the groups above them); an empty list shows all.
+    void showOnlyTracks(const std::vector<model::TrackId>& tracks);
     void setLaneHeight(int px);
     int laneHeight() const { return m_renderer.layout().laneHeightPx; }
     void setColorBy(ColorBy mode);

@@ -205,3 +205,16 @@ TEST_CASE("the overview strip shows the run and clicking it moves the window the
     CHECK(window.durationNs() == 10'000'000);
     CHECK((window.startNs + window.endNs) / 2 == Approx(50'000'000).epsilon(0.03));
 }
+
+TEST_CASE("showing only some tracks keeps them and the groups above them", "[gui][layout]")
+{
+    test::TempDir dir;
+    storage::StoreReader store(makeStore(dir));
+    views::TimelineWidget w(store);
+    const model::TrackId rank1Thread = w.layout().rows.at(3).track;
+    w.showOnlyTracks({rank1Thread});
+    REQUIRE(w.layout().rows.size() == 2);  // "rank 1" and its thread
+    CHECK(w.layout().rows.at(1).track == rank1Thread);
+    w.showOnlyTracks({});
+    CHECK(w.layout().rows.size() == 4);
+}

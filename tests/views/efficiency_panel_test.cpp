@@ -1,0 +1,126 @@
+// The Efficiency panel on the 4-rank DDP run: its numbers are computeEfficiency's, the
+// window column follows the window, low values are red.
+
+#include "storage/chrome_json_importer.h"
+#include "storage/efficiency_report.h"
+#include "storage/store_builder.h"
+#include "storage/store_reader.h"
+#include "tests/support/temp_dir.h"
+#include "views/efficiency_panel.h"
+
+#include <QTableWidget>
+
+#include <catch2/catch.hpp>
+
+using namespace strata;
+
+namespace {
+
+/// The four ranks of the DDP run in one store, aligned as `strata ingest` aligns them.
+std::filesystem::path ddpStore(const test::TempDir& dir)
+{
+    const auto path = dir / "ddp.strata";
+    std::vector<std::filesystem::path> inputs;
+    for (int r = 0; r < 4; ++r)
+        inputs.push_back(std::filesystem::path(STRATA_REAL_DATA_DIR) / "h100"
+                         / ("kineto_ddp_rank" + std::to_string(r) + ".json.gz"));
+    std::optional<model::TimeNs> origin;
+    for (const auto& input : inputs) {
+        const auto o = storage::chromeTraceOriginNs(input);
+        origin = origin ? std::min(*origin, *o) : *o;
+    }
+    storage::StoreBuilder builder(path);
+    for (int r = 0; r < 4; ++r)
+        storage::importChromeJson(inputs[static_cast<std::size_t>(r)], builder, {r, origin});
+    builder.finish();
+    return path;
+}
+
+/// The panel's cell for a metric row (by its name) and column.
+std::optional<double> cell(const views::EfficiencyPanel& panel, const QString& metric, int column)
+{
+    QTableWidget* t = panel.metricsTable();
+    for (int row = 0; row < t->rowCount(); ++row) {
+        if (t->verticalHeaderItem(row)->text().trimmed() == metric) {
+            const QVariant v = t->item(row, column)->data(Qt::UserRole);
+            return v.isValid() ? std::optional<double>(v.toDouble()) : std::nullopt;
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+TEST_CASE("the efficiency panel shows computeEfficiency's GPU metrics and follows the window",
+          "[gui][efficiency]")
+{
+    test::TempDir dir;
+    storage::StoreReader store(ddpStore(dir));
+    views::EfficiencyPanel panel(store);
+    panel.resize(1000, 300);
+    panel.waitForReports();
+    REQUIRE(panel.level() == model::WorkerLevel::Gpu);
+
+    storage::EfficiencyRequest request;
+    request.level = model::WorkerLevel::Gpu;
+    const storage::EfficiencyReport whole = storage::computeEfficiency(store, request);
+    REQUIRE(whole.gpu);
+    CHECK(cell(panel, "Parallel efficiency", 0) == Approx(whole.pop.parallelEfficiency));
+    CHECK(cell(panel, "Load balance", 0) == Approx(whole.pop.loadBalance));
+    CHECK(cell(panel, "Communication efficiency", 0) == Approx(whole.gpu->communicationEfficiency));
+    CHECK(cell(panel, "Orchestration efficiency", 0) == Approx(whole.gpu->orchestrationEfficiency));
+    CHECK(cell(panel, "Host communication efficiency", 0) == Approx(whole.hostPop->communicationEfficiency));
+    CHECK(panel.workersTable()->rowCount() == static_cast<int>(whole.workers.size()));
+    CHECK(panel.workersTable()->rowCount() == 4);
+    // Before any window change the window column is the whole run too.
+    CHECK(cell(panel, "Load balance", 1) == Approx(whole.pop.loadBalance));
+
+    // A window in the middle of the run: the window column changes, the whole-run one stays.
+    const model::TimeRange span = store.span();
+    const model::TimeRange window{span.startNs + span.durationNs() / 2, span.startNs + span.durationNs() * 3 / 4};
+    request.window = window;
+    const storage::EfficiencyReport inWindow = storage::computeEfficiency(store, request);
+    REQUIRE(inWindow.pop.loadBalance != Approx(whole.pop.loadBalance));
+    panel.setWindow({span.startNs, span.startNs + 1000}); // superseded before it starts
+    panel.setWindow(window);
+    panel.waitForReports();
+    CHECK(panel.windowReport()->window == window);
+    CHECK(cell(panel, "Load balance", 1) == Approx(inWindow.pop.loadBalance));
+    CHECK(cell(panel, "Parallel efficiency", 1) == Approx(inWindow.pop.parallelEfficiency));
+    CHECK(cell(panel, "Load balance", 0) == Approx(whole.pop.loadBalance));
+
+    // Clicking a worker row names its tracks; clicking CommE names comm and sync.
+    std::vector<model::TrackId> tracks;
+    QObject::connect(&panel, &views::EfficiencyPanel::workerActivated,
+                     [&](const QString&, const std::vector<model::TrackId>& t) { tracks = t; });
+    emit panel.workersTable()->cellClicked(0, 0);
+    CHECK_FALSE(tracks.empty());
+    std::vector<model::Role> roles;
+    QObject::connect(&panel, &views::EfficiencyPanel::rolesLosingEfficiency,
+                     [&](const QString&, const std::vector<model::Role>& r) { roles = r; });
+    for (int row = 0; row < panel.metricsTable()->rowCount(); ++row)
+        if (panel.metricsTable()->verticalHeaderItem(row)->text().trimmed() == "Host communication efficiency")
+            emit panel.metricsTable()->cellClicked(row, 0);
+    CHECK(roles == std::vector<model::Role>{model::Role::Comm, model::Role::Sync});
+
+    // Switching level recomputes both columns at that level.
+    panel.setLevel(model::WorkerLevel::Process);
+    panel.waitForReports();
+    request = {};
+    request.level = model::WorkerLevel::Process;
+    CHECK(cell(panel, "Parallel efficiency", 0) == Approx(storage::computeEfficiency(store, request).pop.parallelEfficiency));
+    CHECK_FALSE(cell(panel, "Orchestration efficiency", 0));
+}
+
+TEST_CASE("efficiency colours: low values red, middling orange, high green", "[gui][efficiency]")
+{
+    const QColor low = views::efficiencyColor(0.04);
+    CHECK(low.red() > low.green() + 60);
+    CHECK(low.red() > low.blue() + 60);
+    const QColor mid = views::efficiencyColor(0.6);
+    CHECK(mid.red() > mid.blue());
+    CHECK(mid.green() > low.green());
+    const QColor high = views::efficiencyColor(0.95);
+    CHECK(high.green() > high.red() + 40);
+    CHECK(views::efficiencyScaleText().contains("0.5"));
+}
