@@ -161,6 +161,8 @@ void MainWindow::buildAnalysisDocks()
     if (auto* flameDock = findChild<QDockWidget*>(QStringLiteral("flame")))
         tabifyDockWidget(efficiencyDock, flameDock);
     efficiencyDock->raise();
+    // The timeline keeps most of the height until the user (or saved state) says otherwise.
+    resizeDocks({efficiencyDock}, {height() / 4}, Qt::Vertical);
     // A worker's row shows only that worker's tracks on the timeline.
     connect(m_efficiency, &views::EfficiencyPanel::workerActivated, this,
             [this](const QString& name, const std::vector<model::TrackId>& tracks) {
