@@ -2,6 +2,7 @@
 
 #include <QFontMetrics>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 
@@ -196,11 +197,21 @@ void TimelineRenderer::paintIntervals(QPainter& p, const TimelineFrame& f, const
     auto xOf = [&](model::TimeNs t) { return std::clamp(f.xOf(t), plotLeft - 2.0, plotLeft + f.plotWidthPx() + 2.0); };
     const QFontMetrics metrics(p.font());
     const bool labels = lane >= metrics.height() - 2;
+    // Intervals come by start time: of those a pixel wide or less, one per pixel column and
+    // lane is drawn (a whole-run frame of a 100M-event store holds ~10^5 such boxes).
+    std::array<int, TimelineLayout::kMaxLanes> lastThinPx;
+    lastThinPx.fill(-1);
     for (const model::Interval& e : slice.intervals) {
         if (e.depth >= row.lanes || e.endNs < f.window.startNs || e.startNs > f.window.endNs)
             continue;
         const double x0 = xOf(e.startNs);
         const double x1 = std::max(x0 + 1.0, xOf(e.endNs));
+        if (x1 - x0 <= 1.0) {
+            const int px = static_cast<int>(x0);
+            if (px == lastThinPx[e.depth])
+                continue;
+            lastThinPx[e.depth] = px;
+        }
         const QRectF box(x0, top + e.depth * lane, x1 - x0, lane - 1);
         p.fillRect(box, m_palette.interval(e.name, e.category, e.role));
         if (!h.matches.empty() && h.matches.count(e.name)) {
