@@ -1,7 +1,9 @@
 #include "app/main_window.h"
 
 #include "app/trace_opener.h"
+#include "views/counter_charts_panel.h"
 #include "views/details_panel.h"
+#include "views/kernel_metric_colors.h"
 #include "views/legend_panel.h"
 #include "views/overview_strip.h"
 #include "views/search_bar.h"
@@ -114,6 +116,17 @@ void MainWindow::buildDocks()
     legendDock->setObjectName(QStringLiteral("legend"));
     legendDock->setWidget(m_legend);
     addDockWidget(Qt::RightDockWidgetArea, legendDock);
+
+    if (!views::CounterChartsPanel::counterTracks(*m_store).empty()) {
+        m_counters = new views::CounterChartsPanel(*m_store, this);
+        auto* countersDock = new QDockWidget(tr("Counters"), this);
+        countersDock->setObjectName(QStringLiteral("counters"));
+        countersDock->setWidget(m_counters);
+        addDockWidget(Qt::BottomDockWidgetArea, countersDock);
+        connect(m_timeline, &views::TimelineWidget::windowChanged, m_counters, &views::CounterChartsPanel::setWindow);
+        connect(m_timeline, &views::TimelineWidget::cursorMoved, m_counters, &views::CounterChartsPanel::setCursor);
+        m_counters->setWindow(m_timeline->window());
+    }
 }
 
 void MainWindow::buildToolbar()
@@ -138,8 +151,19 @@ void MainWindow::buildToolbar()
 
     auto* colorBy = new QComboBox(bar);
     colorBy->addItems({tr("Color by name"), tr("Color by category"), tr("Color by role")});
-    connect(colorBy, &QComboBox::currentIndexChanged, this,
-            [this](int i) { m_timeline->setColorBy(static_cast<views::ColorBy>(i)); });
+    for (const storage::KernelMetricInfo& m : m_store->kernelMetricNames())
+        colorBy->addItem(tr("Kernels by %1").arg(QString::fromUtf8(m_store->strings().text(m.metric))),
+                         QString::fromUtf8(m_store->strings().text(m.metric)));
+    connect(colorBy, &QComboBox::currentIndexChanged, this, [this, colorBy](int i) {
+        const auto metric = i >= 3 ? views::KernelMetricColors::load(*m_store, colorBy->itemData(i).toString().toStdString())
+                                   : nullptr;
+        if (metric)
+            m_timeline->setKernelMetric(metric);
+        else
+            m_timeline->setColorBy(static_cast<views::ColorBy>(std::min(i, 2)));
+        if (m_counters)
+            m_counters->setKernelMetric(metric);
+    });
     bar->addWidget(colorBy);
     auto* filter = new QLineEdit(bar);
     filter->setPlaceholderText(tr("Filter tracks"));

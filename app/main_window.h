@@ -16,6 +16,7 @@ class QLabel;
 class QMenu;
 
 namespace strata::views {
+class CounterChartsPanel;
 class DetailsPanel;
 class LegendPanel;
 class OverviewStrip;
@@ -36,6 +37,8 @@ public:
     views::SearchBar* searchBar() const { return m_search; }
     views::OverviewStrip* overview() const { return m_overview; }
     views::DetailsPanel* details() const { return m_details; }
+    /// The counter charts dock's panel (null when the store has no counter track).
+    views::CounterChartsPanel* counters() const { return m_counters; }
 
     /// Opens stores or raw traces in a new window (several raw traces: one run).
     static void openPaths(const QStringList& paths, QWidget* parent);
@@ -58,6 +61,7 @@ private:
     views::TimelineWidget* m_timeline = nullptr;
     views::OverviewStrip* m_overview = nullptr;
     views::DetailsPanel* m_details = nullptr;
+    views::CounterChartsPanel* m_counters = nullptr;
     views::LegendPanel* m_legend = nullptr;
     views::SearchBar* m_search = nullptr;
     QMenu* m_recentMenu = nullptr;
