@@ -3,6 +3,8 @@
 #include "views/gradient_legend.h"
 #include "views/timeline_fetcher.h"
 
+#include "model/time_units.h"
+
 #include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
@@ -180,8 +182,11 @@ void CounterChartsPanel::rebuildCharts()
         c->cursor = new QLineSeries();
         c->cursor->setPen(QPen(QColor(0xd0, 0x20, 0x20), 1));
         c->x = new QValueAxis();
-        c->x->setLabelFormat("%.4g");
-        c->x->setTitleText(tr("time (ns)"));
+        c->x->setLabelFormat("%.6g");
+        // The stack shares one time axis: only the bottom chart labels it.
+        const bool bottom = t == m_counters.back();
+        c->x->setLabelsVisible(bottom);
+        c->x->setTitleVisible(bottom);
         c->y = new QValueAxis();
         c->y->setLabelFormat("%.4g");
         c->chart->addAxis(c->x, Qt::AlignBottom);
@@ -235,8 +240,12 @@ void CounterChartsPanel::setWindow(model::TimeRange window)
     if (window.empty())
         return;
     m_window = window;
+    const QString span = QStringLiteral("time (ns from the trace's start): %1 wide from %2")
+                             .arg(QString::fromStdString(model::formatDuration(window.durationNs())),
+                                  QString::fromStdString(model::formatTimestamp(window.startNs, window.durationNs() / 1000)));
     for (auto& c : m_charts) {
         c->x->setRange(static_cast<double>(window.startNs), static_cast<double>(window.endNs));
+        c->x->setTitleText(span);
         updateCursor(*c);
     }
     requestData();
