@@ -7,9 +7,11 @@
 #include "storage/event_search.h"
 #include "storage/input_error.h"
 #include "views/analyzer_panel.h"
+#include "views/counter_charts_panel.h"
 #include "views/details_panel.h"
 #include "views/efficiency_panel.h"
 #include "views/flame_panel.h"
+#include "views/kernel_metric_colors.h"
 #include "views/legend_panel.h"
 #include "views/overview_strip.h"
 #include "views/picture_export.h"
@@ -143,6 +145,16 @@ void MainWindow::buildDocks()
     legendDock->setObjectName(QStringLiteral("legend"));
     legendDock->setWidget(m_legend);
     addDockWidget(Qt::RightDockWidgetArea, legendDock);
+    if (!views::CounterChartsPanel::counterTracks(*m_store).empty()) {
+        m_counters = new views::CounterChartsPanel(*m_store, this);
+        auto* countersDock = new QDockWidget(tr("Counters"), this);
+        countersDock->setObjectName(QStringLiteral("counters"));
+        countersDock->setWidget(m_counters);
+        addDockWidget(Qt::BottomDockWidgetArea, countersDock);
+        connect(m_timeline, &views::TimelineWidget::windowChanged, m_counters, &views::CounterChartsPanel::setWindow);
+        connect(m_timeline, &views::TimelineWidget::cursorMoved, m_counters, &views::CounterChartsPanel::setCursor);
+        m_counters->setWindow(m_timeline->window());
+    }
     buildAnalysisDocks();
 }
 
@@ -158,8 +170,10 @@ void MainWindow::buildAnalysisDocks()
     analyzerDock->setObjectName(QStringLiteral("analyzer"));
     analyzerDock->setWidget(m_analyzer);
     tabifyDockWidget(efficiencyDock, analyzerDock);
-    if (auto* flameDock = findChild<QDockWidget*>(QStringLiteral("flame")))
-        tabifyDockWidget(efficiencyDock, flameDock);
+    for (const char* name : {"flame", "counters"}) {
+        if (auto* dock = findChild<QDockWidget*>(QString::fromLatin1(name)))
+            tabifyDockWidget(efficiencyDock, dock);
+    }
     efficiencyDock->raise();
     // The timeline keeps most of the height until the user (or saved state) says otherwise.
     resizeDocks({efficiencyDock}, {height() / 4}, Qt::Vertical);
@@ -229,8 +243,19 @@ void MainWindow::buildToolbar()
 
     auto* colorBy = m_colorBy = new QComboBox(bar);
     colorBy->addItems({tr("Color by name"), tr("Color by category"), tr("Color by role")});
-    connect(colorBy, &QComboBox::currentIndexChanged, this,
-            [this](int i) { m_timeline->setColorBy(static_cast<views::ColorBy>(i)); });
+    for (const storage::KernelMetricInfo& m : m_store->kernelMetricNames())
+        colorBy->addItem(tr("Kernels by %1").arg(QString::fromUtf8(m_store->strings().text(m.metric))),
+                         QString::fromUtf8(m_store->strings().text(m.metric)));
+    connect(colorBy, &QComboBox::currentIndexChanged, this, [this, colorBy](int i) {
+        const auto metric = i >= 3 ? views::KernelMetricColors::load(*m_store, colorBy->itemData(i).toString().toStdString())
+                                   : nullptr;
+        if (metric)
+            m_timeline->setKernelMetric(metric);
+        else
+            m_timeline->setColorBy(static_cast<views::ColorBy>(std::min(i, 2)));
+        if (m_counters)
+            m_counters->setKernelMetric(metric);
+    });
     bar->addWidget(colorBy);
     auto* filter = new QLineEdit(bar);
     filter->setPlaceholderText(tr("Filter tracks"));

@@ -18,6 +18,7 @@ class QMenu;
 
 namespace strata::views {
 class AnalyzerPanel;
+class CounterChartsPanel;
 class DetailsPanel;
 class EfficiencyPanel;
 class LegendPanel;
@@ -41,6 +42,8 @@ public:
     views::DetailsPanel* details() const { return m_details; }
     views::EfficiencyPanel* efficiency() const { return m_efficiency; }
     views::AnalyzerPanel* analyzer() const { return m_analyzer; }
+    /// The counter charts dock's panel (null when the store has no counter track).
+    views::CounterChartsPanel* counters() const { return m_counters; }
 
     /// Opens stores or raw traces in a new window (several raw traces: one run).
     static void openPaths(const QStringList& paths, QWidget* parent);
@@ -66,6 +69,7 @@ private:
     views::TimelineWidget* m_timeline = nullptr;
     views::OverviewStrip* m_overview = nullptr;
     views::DetailsPanel* m_details = nullptr;
+    views::CounterChartsPanel* m_counters = nullptr;
     views::LegendPanel* m_legend = nullptr;
     views::EfficiencyPanel* m_efficiency = nullptr;
     views::AnalyzerPanel* m_analyzer = nullptr;

@@ -1,15 +1,18 @@
 // `strata render STORE -o OUT.png|OUT.svg [--view V] [--window T0:T1] [--tracks REGEX]
-// [--size WxH] [--color-by name|category|role] [--scale 2]`: the picture the GUI would
-// show, rendered offscreen. Views: timeline (the default), flame (the call tree of the
-// window and tracks), metrics (the Efficiency panel: whole run beside --window), window
-// (the main window with its docks).
+// [--size WxH] [--color-by name|category|role|kernel-metric=METRIC] [--counters REGEX]
+// [--scale 2]`: the picture the GUI would show, rendered offscreen. Views: timeline (the
+// default), flame (the call tree of the window and tracks), metrics (the Efficiency panel:
+// whole run beside --window), counters (the counter charts of the window; --counters picks
+// them by name or resource path, else the first few), window (the main window with its docks).
 
 #include "app/arg_parser.h"
 #include "app/commands.h"
 #include "app/main_window.h"
 #include "views/analyzer_panel.h"
+#include "views/counter_charts_panel.h"
 #include "views/efficiency_panel.h"
 #include "views/flame_graph_renderer.h"
+#include "views/kernel_metric_colors.h"
 #include "views/overview_strip.h"
 #include "views/picture_export.h"
 #include "views/timeline_widget.h"
@@ -42,20 +45,43 @@ views::ColorBy parseColorBy(const std::string& text)
         return views::ColorBy::Category;
     if (text == "role")
         return views::ColorBy::Role;
-    throw UsageError{"--color-by expects name, category or role (got '" + text + "')"};
+    if (text.starts_with("kernel-metric="))
+        return views::ColorBy::KernelMetric;
+    throw UsageError{"--color-by expects name, category, role or kernel-metric=METRIC (got '" + text + "')"};
+}
+
+/// The counters whose name or resource path matches `regex` (all of them when absent).
+std::vector<model::TrackId> chosenCounters(const storage::StoreReader& store, const std::optional<std::string>& regex)
+{
+    auto tracks = views::CounterChartsPanel::counterTracks(store);
+    if (tracks.empty())
+        throw UsageError{"--view counters: the store has no counter track"};
+    if (!regex)
+        return {tracks.begin(), tracks.begin() + std::min<std::ptrdiff_t>(views::CounterChartsPanel::kDefaultCharts, std::ssize(tracks))};
+    std::regex re;
+    try {
+        re = std::regex(*regex);
+    } catch (const std::regex_error& e) {
+        throw UsageError{"--counters: bad regex '" + *regex + "': " + e.what()};
+    }
+    std::erase_if(tracks, [&](model::TrackId t) { return !std::regex_search(store.resources().path(t), re); });
+    if (tracks.empty())
+        throw UsageError{"--counters: no counter track matches '" + *regex + "'"};
+    return tracks;
 }
 
 } // namespace
 
 int renderCommand(const Args& args, int argc, char** argv)
 {
-    ArgParser p(args, {"-o", "--output", "--view", "--window", "--tracks", "--size", "--color-by", "--scale"}, {});
+    ArgParser p(args, {"-o", "--output", "--view", "--window", "--tracks", "--size", "--color-by", "--scale", "--counters"}, {});
     const auto output = p.value("-o") ? p.value("-o") : p.value("--output");
     if (p.positional().size() != 1 || !output)
         throw UsageError{"render needs one STORE and -o OUT.png|OUT.svg"};
     const std::string view = p.valueOr("--view", "timeline");
     const QSize size = parseSize(p.valueOr("--size", "1600x900"));
-    const views::ColorBy colorBy = parseColorBy(p.valueOr("--color-by", "name"));
+    const std::string colorByText = p.valueOr("--color-by", "name");
+    const views::ColorBy colorBy = parseColorBy(colorByText);
     const double scale = static_cast<double>(p.integer("--scale", 1, 1, 4));
     std::optional<model::TimeRange> window;
     if (const auto w = p.value("--window")) {
@@ -79,10 +105,18 @@ int renderCommand(const Args& args, int argc, char** argv)
     QApplication app(argc, argv);
     auto store = std::make_unique<storage::StoreReader>(p.positional()[0]);
     const QString out = QString::fromStdString(*output);
+    std::shared_ptr<const views::KernelMetricColors> kernelMetric;
+    if (colorBy == views::ColorBy::KernelMetric) {
+        const std::string metric = colorByText.substr(colorByText.find('=') + 1);
+        kernelMetric = views::KernelMetricColors::load(*store, metric);
+        if (!kernelMetric)
+            throw UsageError{"--color-by: the store has no per-kernel metric '" + metric + "'"};
+    }
     if (view == "timeline") {
         views::TimelineRenderer renderer(*store);
         renderer.setLayoutOptions(layout);
         renderer.palette().setMode(colorBy);
+        renderer.palette().setKernelMetric(kernelMetric);
         views::TimelineFrame frame;
         frame.window = window.value_or(views::fittedWindow(*store));
         frame.widthPx = size.width();
@@ -112,6 +146,11 @@ int renderCommand(const Args& args, int argc, char** argv)
         if (window)
             timeline.setWindow(*window);
         timeline.setColorBy(colorBy);
+        if (kernelMetric) {
+            timeline.setKernelMetric(kernelMetric);
+            if (main.counters())
+                main.counters()->setKernelMetric(kernelMetric);
+        }
         if (!layout.filter.empty())
             timeline.setTrackFilter(QString::fromStdString(layout.filter));
         main.show();
@@ -131,8 +170,19 @@ int renderCommand(const Args& args, int argc, char** argv)
         panel.waitForReports();
         QApplication::processEvents();
         views::saveWidgetPicture(out, panel, scale);
+    } else if (view == "counters") {
+        views::CounterChartsPanel panel(*store);
+        panel.setCounters(chosenCounters(*store, p.value("--counters")));
+        panel.setKernelMetric(kernelMetric);
+        panel.resize(size);
+        panel.setWindow(window.value_or(views::fittedWindow(*store)));
+        panel.show();
+        QApplication::processEvents();
+        panel.waitForData();
+        QApplication::processEvents();
+        views::saveWidgetPicture(out, panel, scale);
     } else {
-        throw UsageError{"--view expects timeline, flame, metrics or window (got '" + view + "')"};
+        throw UsageError{"--view expects timeline, flame, metrics, counters or window (got '" + view + "')"};
     }
     std::printf("rendered %s (%dx%d, view %s)\n", output->c_str(), size.width(), size.height(), view.c_str());
     return kExitOk;

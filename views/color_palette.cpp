@@ -1,5 +1,7 @@
 #include "views/color_palette.h"
 
+#include "views/kernel_metric_colors.h"
+
 #include <array>
 #include <cstdint>
 
@@ -61,8 +63,16 @@ QColor Palette::interval(model::StringId name, model::StringId category, model::
         m_categoryOfName.emplace(name, category);
         return named(category);
     case ColorBy::Role: return colorForRole(role);
+    case ColorBy::KernelMetric: return KernelMetricColors::noValue();
     }
     return named(name);
+}
+
+QColor Palette::interval(model::TrackId track, const model::Interval& e) const
+{
+    if (m_mode != ColorBy::KernelMetric)
+        return interval(e.name, e.category, e.role);
+    return m_kernelMetric ? m_kernelMetric->color(track, e.startNs) : KernelMetricColors::noValue();
 }
 
 QColor Palette::coverage(model::StringId name, model::Role role) const
@@ -74,6 +84,7 @@ QColor Palette::coverage(model::StringId name, model::Role role) const
             return named(it->second);
         return colorForRole(role);
     case ColorBy::Role: return colorForRole(role);
+    case ColorBy::KernelMetric: return KernelMetricColors::noValue();  // cells fold many kernels
     }
     return named(name);
 }
@@ -84,6 +95,7 @@ std::string Palette::key(model::StringId name, model::StringId category, model::
     case ColorBy::Name: return std::string(m_strings ? m_strings->text(name) : "");
     case ColorBy::Category: return std::string(m_strings ? m_strings->text(category) : "");
     case ColorBy::Role: return std::string(model::roleName(role));
+    case ColorBy::KernelMetric: return "no metric value";  // the gradient has its own legend
     }
     return {};
 }

@@ -4,12 +4,14 @@
 // A Palette colours events by name, category or role, and takes the colours a trace
 // brings along (a Paraver .pcf's state colours, stored as meta "paraver.state_color.NAME").
 
+#include "model/events.h"
 #include "model/role.h"
 #include "model/string_table.h"
 
 #include <QColor>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -20,7 +22,10 @@ namespace strata::views {
 QColor colorForName(std::string_view name);
 QColor colorForRole(model::Role role);
 
-enum class ColorBy { Name, Category, Role };
+class KernelMetricColors;
+
+/// KernelMetric: kernels by a per-kernel metric (setKernelMetric), everything else grey.
+enum class ColorBy { Name, Category, Role, KernelMetric };
 
 class Palette
 {
@@ -31,9 +36,14 @@ public:
 
     ColorBy mode() const { return m_mode; }
     void setMode(ColorBy mode) { m_mode = mode; }
+    /// The metric ColorBy::KernelMetric shows (null: every interval grey).
+    void setKernelMetric(std::shared_ptr<const KernelMetricColors> metric) { m_kernelMetric = std::move(metric); }
+    const KernelMetricColors* kernelMetric() const { return m_kernelMetric.get(); }
 
     /// An exact interval's colour; remembers name → category for summary cells.
     QColor interval(model::StringId name, model::StringId category, model::Role role) const;
+    /// An exact interval of `track`: by its kernel metric in that mode, else as above.
+    QColor interval(model::TrackId track, const model::Interval& e) const;
     /// A summary cell's colour (cells know the name and role, not the category: the
     /// category of a name seen as an exact interval is used, else the role's colour).
     QColor coverage(model::StringId name, model::Role role) const;
@@ -51,6 +61,7 @@ private:
     /// Colour per string id: hashing the text and converting from HSV for every box of
     /// every frame showed in the paint profile.
     mutable std::unordered_map<model::StringId, QColor> m_namedCache;
+    std::shared_ptr<const KernelMetricColors> m_kernelMetric;
 };
 
 } // namespace strata::views

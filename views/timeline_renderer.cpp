@@ -213,7 +213,7 @@ void TimelineRenderer::paintIntervals(QPainter& p, const TimelineFrame& f, const
             lastThinPx[e.depth] = px;
         }
         const QRectF box(x0, top + e.depth * lane, x1 - x0, lane - 1);
-        p.fillRect(box, m_palette.interval(e.name, e.category, e.role));
+        p.fillRect(box, m_palette.interval(slice.track, e));
         if (!h.matches.empty() && h.matches.count(e.name)) {
             p.setPen(QPen(Qt::black, 2));
             p.drawRect(box.adjusted(1, 1, -1, -1));

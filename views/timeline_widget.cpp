@@ -215,6 +215,13 @@ void TimelineWidget::setLaneHeight(int px)
     relayout(options);
 }
 
+void TimelineWidget::setKernelMetric(std::shared_ptr<const KernelMetricColors> metric)
+{
+    const ColorBy mode = metric ? ColorBy::KernelMetric : ColorBy::Name;
+    m_renderer.palette().setKernelMetric(std::move(metric));
+    setColorBy(mode);
+}
+
 void TimelineWidget::setColorBy(ColorBy mode)
 {
     m_renderer.palette().setMode(mode);

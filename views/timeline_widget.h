@@ -11,6 +11,7 @@
 // Clicking an event selects it (selectionChanged); clicking a group header collapses
 // or expands it; hovering shows a tooltip and the cursor line with its time.
 
+#include "views/kernel_metric_colors.h"
 #include "views/timeline_fetcher.h"
 #include "views/zoom_history.h"
 
@@ -53,6 +54,8 @@ public:
     void setLaneHeight(int px);
     int laneHeight() const { return m_renderer.layout().laneHeightPx; }
     void setColorBy(ColorBy mode);
+    /// Colours kernels by this per-kernel metric (ColorBy::KernelMetric); null goes back to by-name.
+    void setKernelMetric(std::shared_ptr<const KernelMetricColors> metric);
     void toggleCollapsed(model::TrackId group);
     void setFlowsVisible(bool visible);
 
