@@ -3,6 +3,7 @@
 #include "app/commands.h"
 #include "app/main_window.h"
 #include "app/progress_bar.h"
+#include "app/trace_opener.h"
 #include "storage/store_builder.h"
 #include "storage/synthetic_trace.h"
 #include "views/timeline_renderer.h"
@@ -20,12 +21,7 @@ namespace {
 /// The built-in demo: a synthetic 4-rank training run, made once into the cache folder.
 std::filesystem::path demoStore()
 {
-    const char* xdg = std::getenv("XDG_CACHE_HOME");
-    const char* home = std::getenv("HOME");
-    const std::filesystem::path cache = xdg && *xdg ? std::filesystem::path(xdg)
-                                        : home      ? std::filesystem::path(home) / ".cache"
-                                                    : std::filesystem::temp_directory_path();
-    const std::filesystem::path path = cache / "strata" / ("demo-" STRATA_VERSION ".strata");
+    const std::filesystem::path path = cacheFolder() / ("demo-" STRATA_VERSION ".strata");
     if (!std::filesystem::exists(path)) {
         std::filesystem::create_directories(path.parent_path());
         ProgressBar bar("building the demo trace");

@@ -29,7 +29,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QRegularExpression>
 #include <QSettings>
 #include <QStatusBar>
 #include <QToolBar>
@@ -89,7 +88,13 @@ MainWindow::MainWindow(std::unique_ptr<storage::StoreReader> store, QWidget* par
     });
     connect(m_timeline, &views::TimelineWidget::framePainted, this, [this](double queryMs, double paintMs) {
         m_statusFrame->setText(tr("query %1 ms · paint %2 ms").arg(queryMs, 0, 'f', 1).arg(paintMs, 0, 'f', 1));
-        m_legend->setEntries(views::legendEntries(m_store->strings(), m_timeline->palette(), *m_timeline->data()));
+        // The legend follows the data, not every repaint (the cursor line repaints often).
+        const auto shown = m_timeline->data();
+        if (shown != m_legendData.lock() || m_timeline->palette().mode() != m_legendMode) {
+            m_legendData = shown;  // a weak_ptr: the address cannot be reused while it is held
+            m_legendMode = m_timeline->palette().mode();
+            m_legend->setEntries(views::legendEntries(m_store->strings(), m_timeline->palette(), *shown));
+        }
     });
     connect(m_timeline, &views::TimelineWidget::queryFailed, this,
             [this](const QString& message) { statusBar()->showMessage(tr("Query failed: %1").arg(message), 10000); });
@@ -383,12 +388,12 @@ void MainWindow::exportSubTrace()
     storage::CutOptions options;
     options.window = m_timeline->window();
     // The shown tracks, by exact path.
-    QStringList paths;
+    std::vector<model::TrackId> shown;
     for (const views::TimelineRow& row : m_timeline->layout().rows) {
         if (!row.group)
-            paths << QRegularExpression::escape(QString::fromStdString(m_store->resources().path(row.track)));
+            shown.push_back(row.track);
     }
-    options.tracks = ("^(" + paths.join(QLatin1Char('|')) + ")$").toStdString();
+    options.tracks = views::exactTracksPattern(m_store->resources(), shown);
     try {
         if (!filter.trimmed().isEmpty())
             options.filter = model::FilterExpression::parse(filter.toStdString());

@@ -7,6 +7,7 @@
 // files persist in QSettings.
 
 #include "storage/store_reader.h"
+#include "views/color_palette.h"
 
 #include <QMainWindow>
 
@@ -25,6 +26,7 @@ class LegendPanel;
 class OverviewStrip;
 class SearchBar;
 class TimelineWidget;
+struct TimelineData;
 } // namespace strata::views
 
 namespace strata::app {
@@ -71,6 +73,8 @@ private:
     views::DetailsPanel* m_details = nullptr;
     views::CounterChartsPanel* m_counters = nullptr;
     views::LegendPanel* m_legend = nullptr;
+    std::weak_ptr<const views::TimelineData> m_legendData;  ///< what the legend shows
+    views::ColorBy m_legendMode = views::ColorBy::Name;
     views::EfficiencyPanel* m_efficiency = nullptr;
     views::AnalyzerPanel* m_analyzer = nullptr;
     QComboBox* m_colorBy = nullptr;

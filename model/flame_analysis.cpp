@@ -1,5 +1,7 @@
 #include "model/flame_analysis.h"
 
+#include "model/text_match.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -31,14 +33,6 @@ std::vector<FlameBox> layoutFlame(const FlameTree& tree, FlameNodeId zoom, doubl
 }
 
 namespace {
-
-bool containsNoCase(std::string_view haystack, std::string_view needle)
-{
-    const auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(), [](char a, char b) {
-        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-    });
-    return it != haystack.end();
-}
 
 std::vector<CallerCallee> sortedEdges(const std::map<std::string, std::int64_t>& weights)
 {

@@ -1,5 +1,6 @@
 #include "storage/event_search.h"
 
+#include "model/text_match.h"
 #include "storage/input_error.h"
 
 #include <algorithm>
@@ -11,13 +12,6 @@ namespace {
 
 /// Time chunks per track: bounds the memory of one read.
 constexpr int kChunks = 64;
-
-bool containsNoCase(std::string_view text, std::string_view needle)
-{
-    return std::search(text.begin(), text.end(), needle.begin(), needle.end(), [](char a, char b) {
-               return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-           }) != text.end();
-}
 
 } // namespace
 
@@ -31,7 +25,7 @@ std::unordered_set<model::StringId> matchingNames(const model::StringTable& stri
         re.emplace(request.pattern, std::regex::ECMAScript | std::regex::optimize);
     for (model::StringId id = 1; id < strings.size(); ++id) {
         const std::string_view text = strings.text(id);
-        if (re ? std::regex_search(text.begin(), text.end(), *re) : containsNoCase(text, request.pattern))
+        if (re ? std::regex_search(text.begin(), text.end(), *re) : model::containsNoCase(text, request.pattern))
             names.insert(id);
     }
     return names;

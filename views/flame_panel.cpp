@@ -7,6 +7,7 @@ namespace strata::views {
 FlamePanel::FlamePanel(storage::StoreReader& store, QWidget* parent)
     : QWidget(parent)
     , m_store(store)
+    , m_runner(std::make_unique<LatestJobRunner>(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -17,11 +18,7 @@ FlamePanel::FlamePanel(storage::StoreReader& store, QWidget* parent)
     connect(&m_debounce, &QTimer::timeout, this, &FlamePanel::rebuild);
 }
 
-FlamePanel::~FlamePanel()
-{
-    if (m_worker.joinable())
-        m_worker.join();
-}
+FlamePanel::~FlamePanel() = default;
 
 void FlamePanel::setScope(model::TimeRange window, std::vector<model::TrackId> tracks)
 {
@@ -42,47 +39,17 @@ void FlamePanel::showEvent(QShowEvent* event)
 
 void FlamePanel::rebuild()
 {
-    if (m_worker.joinable()) {
-        m_rebuildPending = true;  // one build at a time: the next starts when it delivers
-        return;
-    }
     m_stale = false;
-    const int generation = ++m_generation;
-    m_worker = std::thread([this, request = m_request, generation] {
-        auto tree = std::make_unique<model::FlameTree>(storage::buildFlameTree(m_store, request));
-        {
-            std::lock_guard lock(m_mutex);
-            m_result = std::move(tree);
-        }
-        QMetaObject::invokeMethod(this, "deliver", Qt::QueuedConnection, Q_ARG(int, generation));
+    m_runner->submit([this, request = m_request]() -> LatestJobRunner::Continuation {
+        auto tree = std::make_shared<model::FlameTree>(storage::buildFlameTree(m_store, request));
+        return [this, tree] { m_graph->setTree(std::move(*tree)); };
     });
-}
-
-void FlamePanel::deliver(int generation)
-{
-    if (m_worker.joinable())
-        m_worker.join();  // it has finished: it queued this call last
-    std::unique_ptr<model::FlameTree> tree;
-    {
-        std::lock_guard lock(m_mutex);
-        tree = std::move(m_result);
-    }
-    if (std::exchange(m_rebuildPending, false)) {
-        rebuild();  // the scope moved while building: this tree is already old
-        return;
-    }
-    if (tree && generation == m_generation)
-        m_graph->setTree(std::move(*tree));
 }
 
 void FlamePanel::rebuildAndWait()
 {
-    if (m_worker.joinable())
-        m_worker.join();
-    m_rebuildPending = false;
     rebuild();
-    m_worker.join();
-    deliver(m_generation);
+    m_runner->waitUntilIdle();
 }
 
 } // namespace strata::views

@@ -6,13 +6,12 @@
 
 #include "storage/flame_query.h"
 #include "views/flame_graph_widget.h"
+#include "views/latest_job_runner.h"
 
 #include <QTimer>
 #include <QWidget>
 
 #include <memory>
-#include <mutex>
-#include <thread>
 
 namespace strata::views {
 
@@ -32,9 +31,6 @@ public:
 protected:
     void showEvent(QShowEvent* event) override;
 
-private slots:
-    void deliver(int generation);
-
 private:
     void rebuild();
 
@@ -43,11 +39,7 @@ private:
     QTimer m_debounce;
     storage::FlameRequest m_request;
     bool m_stale = true;
-    bool m_rebuildPending = false;
-    std::thread m_worker;
-    std::mutex m_mutex;
-    int m_generation = 0;
-    std::unique_ptr<model::FlameTree> m_result;
+    std::unique_ptr<LatestJobRunner> m_runner;  ///< last member: joined first on destruction
 };
 
 } // namespace strata::views

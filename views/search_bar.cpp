@@ -7,20 +7,14 @@
 #include <QLineEdit>
 #include <QToolButton>
 
-#include <mutex>
 #include <regex>
 
 namespace strata::views {
 
-namespace {
-
-std::mutex g_resultMutex;  // guards SearchBar::m_pendingResult between worker and GUI
-
-} // namespace
-
 SearchBar::SearchBar(storage::StoreReader& store, QWidget* parent)
     : QWidget(parent)
     , m_store(store)
+    , m_runner(std::make_unique<LatestJobRunner>(this))
 {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -52,11 +46,7 @@ SearchBar::SearchBar(storage::StoreReader& store, QWidget* parent)
     connect(nextButton, &QToolButton::clicked, this, &SearchBar::next);
 }
 
-SearchBar::~SearchBar()
-{
-    if (m_worker.joinable())
-        m_worker.join();
-}
+SearchBar::~SearchBar() = default;
 
 void SearchBar::focusSearch()
 {
@@ -67,14 +57,13 @@ void SearchBar::focusSearch()
 void SearchBar::start()
 {
     m_edit->setModified(false);
-    if (m_worker.joinable())
-        m_worker.join();
-    const int generation = ++m_generation;
     storage::SearchRequest request;
     request.pattern = m_edit->text().toStdString();
     request.regex = m_regex->isChecked();
     m_result.reset();
     m_current = -1;
+    // Supersede a search still running: its answer is for the old pattern.
+    m_runner->submit([] { return LatestJobRunner::Continuation(); });
     try {
         emit matchesChanged(storage::matchingNames(m_store.strings(), request));
     } catch (const std::regex_error& e) {
@@ -86,23 +75,13 @@ void SearchBar::start()
     m_status->setText(request.pattern.empty() ? QString() : tr("searching…"));
     if (request.pattern.empty())
         return;
-    m_worker = std::thread([this, request, generation] {
-        auto result = std::make_shared<storage::SearchResult>(storage::searchIntervals(m_store, request));
-        {
-            std::lock_guard lock(g_resultMutex);
-            m_pendingResult = std::move(result);
-        }
-        QMetaObject::invokeMethod(this, "deliver", Qt::QueuedConnection, Q_ARG(int, generation));
+    m_runner->submit([this, request]() -> LatestJobRunner::Continuation {
+        auto result = std::make_shared<const storage::SearchResult>(storage::searchIntervals(m_store, request));
+        return [this, result] {
+            m_result = result;
+            m_status->setText(result->count == 1 ? tr("1 match") : tr("%1 matches").arg(result->count));
+        };
     });
-}
-
-void SearchBar::deliver(int generation)
-{
-    std::lock_guard lock(g_resultMutex);
-    if (generation != m_generation || !m_pendingResult)
-        return;
-    m_result = std::move(m_pendingResult);
-    m_status->setText(m_result->count == 1 ? tr("1 match") : tr("%1 matches").arg(m_result->count));
 }
 
 void SearchBar::searchAndWait(const QString& pattern, bool regex)
@@ -112,9 +91,7 @@ void SearchBar::searchAndWait(const QString& pattern, bool regex)
     m_regex->blockSignals(false);
     m_edit->setText(pattern);
     start();
-    if (m_worker.joinable())
-        m_worker.join();
-    deliver(m_generation);
+    m_runner->waitUntilIdle();
 }
 
 void SearchBar::jump(int index)

@@ -5,12 +5,12 @@
 // names are highlighted at once, the count and the jump list follow.
 
 #include "storage/event_search.h"
+#include "views/latest_job_runner.h"
 #include "views/timeline_renderer.h"
 
 #include <QWidget>
 
 #include <memory>
-#include <thread>
 
 class QCheckBox;
 class QLabel;
@@ -39,9 +39,6 @@ signals:
     void matchesChanged(std::unordered_set<strata::model::StringId> names);
     void showMatch(strata::views::PickedInterval match);
 
-private slots:
-    void deliver(int generation);
-
 private:
     void start();
     void jump(int index);
@@ -50,12 +47,9 @@ private:
     QLineEdit* m_edit = nullptr;
     QCheckBox* m_regex = nullptr;
     QLabel* m_status = nullptr;
-    std::thread m_worker;
-    int m_generation = 0;
-    std::shared_ptr<storage::SearchResult> m_pendingResult;
-    std::shared_ptr<storage::SearchResult> m_result;
-    QString m_error;
+    std::shared_ptr<const storage::SearchResult> m_result;
     int m_current = -1;
+    std::unique_ptr<LatestJobRunner> m_runner;  ///< last member: joined first on destruction
 };
 
 } // namespace strata::views

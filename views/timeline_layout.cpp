@@ -1,5 +1,7 @@
 #include "views/timeline_layout.h"
 
+#include "model/text_match.h"
+
 #include <algorithm>
 #include <cctype>
 #include <functional>
@@ -9,13 +11,6 @@
 namespace strata::views {
 
 namespace {
-
-bool containsNoCase(std::string_view text, std::string_view needle)
-{
-    return std::search(text.begin(), text.end(), needle.begin(), needle.end(), [](char a, char b) {
-               return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-           }) != text.end();
-}
 
 bool holdsEvents(const storage::TrackSummary& s)
 {
@@ -36,7 +31,7 @@ TimelineLayout TimelineLayout::forStore(const storage::StoreReader& store, const
         re.emplace(options.filter, std::regex::ECMAScript);  // throws std::regex_error
     auto matches = [&](model::TrackId id) {
         const std::string path = tree.path(id);
-        return options.filter.empty() || (re ? std::regex_search(path, *re) : containsNoCase(path, options.filter));
+        return options.filter.empty() || (re ? std::regex_search(path, *re) : model::containsNoCase(path, options.filter));
     };
     std::vector<char> shown(tree.size(), options.filter.empty() ? 1 : 0);
     if (!options.filter.empty()) {
@@ -115,6 +110,20 @@ const TimelineRow* TimelineLayout::rowAt(int contentY) const
         return nullptr;
     const TimelineRow& row = *std::prev(it);
     return contentY < row.topPx + row.heightPx ? &row : nullptr;
+}
+
+std::string exactTracksPattern(const model::ResourceTree& tree, const std::vector<model::TrackId>& tracks)
+{
+    std::string pattern;
+    for (const model::TrackId track : tracks) {
+        pattern += pattern.empty() ? "" : "|";
+        for (const char c : tree.path(track)) {
+            if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos)
+                pattern += '\\';
+            pattern += c;
+        }
+    }
+    return pattern.empty() ? pattern : "^(" + pattern + ")$";
 }
 
 const TimelineRow* TimelineLayout::rowOf(model::TrackId track) const

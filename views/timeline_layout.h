@@ -57,4 +57,8 @@ struct TimelineLayout
     int counterHeightPx() const { return laneHeightPx * 5 / 2; }
 };
 
+/// An ECMAScript regex matching exactly these tracks' paths ("^(a/b|c/d)$"), for the
+/// layout filter and `cut --tracks`; "" for no tracks.
+std::string exactTracksPattern(const model::ResourceTree& tree, const std::vector<model::TrackId>& tracks);
+
 } // namespace strata::views

@@ -190,21 +190,9 @@ void TimelineWidget::setTrackFilter(const QString& filter)
 
 void TimelineWidget::showOnlyTracks(const std::vector<model::TrackId>& tracks)
 {
-    // An anchored alternation of the tracks' exact paths, through the layout's filter.
-    std::string pattern;
-    for (const model::TrackId track : tracks) {
-        std::string path = m_store.resources().path(track);
-        std::string escaped;
-        for (const char c : path) {
-            if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos)
-                escaped += '\\';
-            escaped += c;
-        }
-        pattern += (pattern.empty() ? "" : "|") + escaped;
-    }
     LayoutOptions options = m_renderer.layoutOptions();
-    options.filter = pattern.empty() ? std::string() : "^(" + pattern + ")$";
-    options.filterIsRegex = !pattern.empty();
+    options.filter = exactTracksPattern(m_store.resources(), tracks);
+    options.filterIsRegex = !options.filter.empty();
     relayout(options);
 }
 
