@@ -1,7 +1,9 @@
 #include "app/arg_parser.h"
 #include "app/commands.h"
-#include "bench/store_bench.h"
 #include "model/json_text.h"
+#include "storage/store_reader.h"
+
+#include "bench/store_bench.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -26,20 +28,26 @@ void printJsonLine(const bench::Metric& m)
 
 void printProgress(const bench::Metric& m)
 {
-    std::fprintf(stderr, "  %-24s %-6s %14.4g %s\n", m.name.c_str(), m.caseName.c_str(), m.value, m.unit.c_str());
+    std::fprintf(stderr, "  %-24s %-6s %14.4g %s\n", m.name.c_str(), m.caseName.c_str(), m.value,
+        m.unit.c_str());
 }
 
-} // namespace
+}  // namespace
 
 int benchCommand(const Args& args)
 {
-    ArgParser p(args, {"--events", "--queries"}, {"--quick", "--json", "--no-ingest"});
+    ArgParser p(
+        args, { "--events", "--queries", "--store" }, { "--quick", "--json", "--no-ingest" });
     bench::BenchOptions options;
     options.quick = p.flag("--quick");
     if (p.value("--events"))
-        options.eventCounts = {p.integer("--events", 0, 1000, 1'000'000'000)};
+        options.eventCounts = { p.integer("--events", 0, 1000, 1'000'000'000) };
     options.queries = static_cast<int>(p.integer("--queries", 400, 10, 100000));
     options.ingest = !p.flag("--no-ingest");
+    if (const auto store = p.value("--store")) {
+        storage::StoreReader validate(*store);  // a bad store is one error line, here
+        options.store = *store;
+    }
     const bool json = p.flag("--json");
     const auto metrics = bench::runStoreBench(options, json ? printJsonLine : printProgress);
     if (json)
@@ -70,7 +78,8 @@ int benchCommand(const Args& args)
             char v[64];
             std::snprintf(v, sizeof v, "%.4g", m.value);
             const auto it = std::find(cases.begin(), cases.end(), m.caseName);
-            cells[m.caseName.empty() ? cases.size() : static_cast<std::size_t>(it - cases.begin())] = v;
+            cells[m.caseName.empty() ? cases.size()
+                                     : static_cast<std::size_t>(it - cases.begin())] = v;
         }
         std::printf("| %s | %s |", name.c_str(), unit.c_str());
         for (const auto& c : cells)
@@ -80,4 +89,4 @@ int benchCommand(const Args& args)
     return kExitOk;
 }
 
-} // namespace strata::app
+}  // namespace strata::app

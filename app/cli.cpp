@@ -21,7 +21,7 @@ constexpr const char* kUsage = R"(usage:
                 [--size WxH] [--color-by name|category|role|kernel-metric=METRIC] [--counters REGEX] [--scale 1..4]
   strata cut STORE -o OUT.strata|OUT.json|OUT.json.gz|OUT.prv [--window T0:T1] [--tracks REGEX] [--filter EXPR] [--rebase]
   strata synth -o OUT.json|OUT.json.gz|OUT.prv|OUT.strata --events N [--ranks R] [--seed S]
-  strata bench [--quick] [--json]
+  strata bench [--quick] [--json] [--events N] [--queries N] [--no-ingest] [--store STORE]
   strata [FILE]          # the GUI
 Times accept units: 12.5ms, 300us, 42ns, 2s (plain numbers are ns).
 )";

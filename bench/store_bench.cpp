@@ -1,10 +1,6 @@
 #include "bench/store_bench.h"
 
-#include "bench/bench_support.h"
-#include "bench/frame_bench.h"
-
 #include "app/allocator_tuning.h"
-
 #include "storage/chrome_json_importer.h"
 #include "storage/chrome_json_writer.h"
 #include "storage/paraver_importer.h"
@@ -12,6 +8,12 @@
 #include "storage/store_builder.h"
 #include "storage/store_reader.h"
 #include "storage/synthetic_trace.h"
+
+#include "bench/bench_support.h"
+#include "bench/frame_bench.h"
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -21,9 +23,6 @@
 #include <filesystem>
 #include <random>
 #include <stdexcept>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace strata::bench {
 
@@ -31,15 +30,53 @@ namespace {
 
 /// The frame-time phase (query + paint, 1920x1080) of one store, in a child process.
 template<typename Emit>
-void emitFrames(Emit& emit, const std::filesystem::path& store, const std::string& caseName, int frames)
+void emitFrames(
+    Emit& emit, const std::filesystem::path& store, const std::string& caseName, int frames)
 {
     const auto f = inChild([&] { return measureFrames(store, frames); });
-    emit({"open_first_frame_ms", f[0], "ms", caseName});
-    emit({"frame_p50_ms", f[1], "ms", caseName});
-    emit({"frame_p99_ms", f[2], "ms", caseName});
-    emit({"frame_query_p99_ms", f[3], "ms", caseName});
-    emit({"frame_paint_p99_ms", f[4], "ms", caseName});
-    emit({"gui_peak_rss_mb", f[5], "MB", caseName});
+    emit({ "open_first_frame_ms", f[0], "ms", caseName });
+    emit({ "frame_p50_ms", f[1], "ms", caseName });
+    emit({ "frame_p99_ms", f[2], "ms", caseName });
+    emit({ "frame_query_p99_ms", f[3], "ms", caseName });
+    emit({ "frame_paint_p99_ms", f[4], "ms", caseName });
+    emit({ "gui_peak_rss_mb", f[5], "MB", caseName });
+}
+
+/// Viewport query latency over the zoom/pan sequence (64 busiest tracks, 1920 px), in a
+/// child process: {open_first_query_ms, p50, p99, peak RSS}.
+std::vector<double> measureQueries(const std::filesystem::path& store, int queries)
+{
+    return inChild([&] {
+        app::keepLargeAllocationsInTheHeap();  // as the GUI does
+        const auto openStart = Clock::now();
+        storage::StoreReader reader(store);
+        const auto tracks = viewportTracks(reader);
+        const auto windows = viewportSequence(reader.span(), queries);
+        reader.query({ tracks, windows[0].startNs, windows[0].endNs, 1920 });
+        const double openMs = msSince(openStart);
+        std::vector<double> latencies;
+        for (const model::TimeRange& w : windows) {
+            const auto t = Clock::now();
+            reader.query({ tracks, w.startNs, w.endNs, 1920 });
+            latencies.push_back(msSince(t));
+        }
+        return std::vector<double> { openMs, percentile(latencies, 0.5),
+            percentile(latencies, 0.99), peakRssMb() };
+    });
+}
+
+/// The query phase then the frame phase of one store; returns the query figures.
+template<typename Emit>
+std::vector<double> emitQueriesAndFrames(
+    Emit& emit, const std::filesystem::path& store, const std::string& caseName, int queries)
+{
+    const auto query = measureQueries(store, queries);
+    emit({ "open_first_query_ms", query[0], "ms", caseName });
+    emit({ "query_p50_ms", query[1], "ms", caseName });
+    emit({ "query_p99_ms", query[2], "ms", caseName });
+    emit({ "query_peak_rss_mb", query[3], "MB", caseName });
+    emitFrames(emit, store, caseName, queries);
+    return query;
 }
 
 /// Writes an 8-rank synthetic run of `events` with `Writer` (a child process: the
@@ -54,21 +91,23 @@ void writeSynthetic(const std::filesystem::path& path, long long events)
         synth.ranks = 8;
         storage::generateSyntheticTrace(synth, writer);
         writer.finish();
-        return std::vector<double>{};
+        return std::vector<double> {};
     });
 }
 
-} // namespace
+}  // namespace
 
 std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(const Metric&))
 {
     std::vector<long long> counts = options.eventCounts;
-    if (counts.empty())
-        counts = options.quick ? std::vector<long long>{1'000'000, 10'000'000}
-                               : std::vector<long long>{1'000'000, 10'000'000, 100'000'000};
+    if (!options.store.empty())
+        counts.clear();
+    else if (counts.empty())
+        counts = options.quick ? std::vector<long long> { 1'000'000, 10'000'000 }
+                               : std::vector<long long> { 1'000'000, 10'000'000, 100'000'000 };
     const char* tmp = std::getenv("TMPDIR");
-    const std::filesystem::path dir = std::filesystem::path(tmp ? tmp : "/tmp")
-                                      / ("strata-bench-" + std::to_string(getpid()));
+    const std::filesystem::path dir =
+        std::filesystem::path(tmp ? tmp : "/tmp") / ("strata-bench-" + std::to_string(getpid()));
     std::filesystem::create_directories(dir);
 
     std::vector<Metric> metrics;
@@ -81,8 +120,8 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
     double peakRss = 0;
     std::string largestCase;
     for (const long long events : counts) {
-        const std::string caseName = events >= 1'000'000 ? std::to_string(events / 1'000'000) + "M"
-                                                         : std::to_string(events);
+        const std::string caseName =
+            events >= 1'000'000 ? std::to_string(events / 1'000'000) + "M" : std::to_string(events);
         const std::filesystem::path store = dir / (caseName + ".strata");
         largestCase = caseName;
         const auto build = inChild([&] {
@@ -94,43 +133,28 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
             storage::generateSyntheticTrace(synth, builder);
             builder.finish();
             const double ms = msSince(start);
-            return std::vector<double>{static_cast<double>(builder.eventCount()), ms, peakRssMb()};
+            return std::vector<double> { static_cast<double>(builder.eventCount()), ms,
+                peakRssMb() };
         });
         const double storeBytes = static_cast<double>(std::filesystem::file_size(store));
-        emit({"build_events_per_s", build[0] / (build[1] / 1000.0), "events/s", caseName});
-        emit({"store_bytes_per_event", storeBytes / build[0], "B", caseName});
-        emit({"build_peak_rss_mb", build[2], "MB", caseName});
+        emit({ "build_events_per_s", build[0] / (build[1] / 1000.0), "events/s", caseName });
+        emit({ "store_bytes_per_event", storeBytes / build[0], "B", caseName });
+        emit({ "build_peak_rss_mb", build[2], "MB", caseName });
 
-        const auto query = inChild([&] {
-            app::keepLargeAllocationsInTheHeap();  // as the GUI does
-            const auto openStart = Clock::now();
-            storage::StoreReader reader(store);
-            const auto tracks = viewportTracks(reader);
-            const auto windows = viewportSequence(reader.span(), options.queries);
-            reader.query({tracks, windows[0].startNs, windows[0].endNs, 1920});
-            const double openMs = msSince(openStart);
-            std::vector<double> latencies;
-            for (const model::TimeRange& w : windows) {
-                const auto t = Clock::now();
-                reader.query({tracks, w.startNs, w.endNs, 1920});
-                latencies.push_back(msSince(t));
-            }
-            return std::vector<double>{openMs, percentile(latencies, 0.5), percentile(latencies, 0.99),
-                                       peakRssMb()};
-        });
-        emit({"open_first_query_ms", query[0], "ms", caseName});
-        emit({"query_p50_ms", query[1], "ms", caseName});
-        emit({"query_p99_ms", query[2], "ms", caseName});
-        emit({"query_peak_rss_mb", query[3], "MB", caseName});
-        emitFrames(emit, store, caseName, options.queries);
-        emit({"peak_rss_mb", std::max(build[2], query[3]), "MB", caseName});
-        peakRss = std::max({peakRss, build[2], query[3]});
+        const auto query = emitQueriesAndFrames(emit, store, caseName, options.queries);
+        emit({ "peak_rss_mb", std::max(build[2], query[3]), "MB", caseName });
+        peakRss = std::max({ peakRss, build[2], query[3] });
         p50s.push_back(query[1]);
         std::filesystem::remove(store);
     }
+    if (!options.store.empty()) {
+        const std::filesystem::path store(options.store);
+        largestCase = store.stem().string();
+        peakRss = emitQueriesAndFrames(emit, store, largestCase, options.queries)[3];
+    }
     // Ingest: a Kineto-style JSON file of about 500 MB (170 MB with --quick), parsed,
     // tiled, compressed and written, end to end.
-    if (options.ingest) {
+    if (options.ingest && options.store.empty()) {
         const long long events = options.quick ? 1'000'000 : 3'000'000;
         const std::string caseName = options.quick ? "chrome-170MB" : "chrome-500MB";
         const std::filesystem::path json = dir / "trace.json";
@@ -142,18 +166,22 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
             storage::StoreBuilder builder(store);
             storage::importChromeJson(json, builder);
             builder.finish();
-            return std::vector<double>{msSince(start), static_cast<double>(builder.eventCount()), peakRssMb()};
+            return std::vector<double> { msSince(start), static_cast<double>(builder.eventCount()),
+                peakRssMb() };
         });
-        emit({"ingest_chrome_mb_per_s", jsonBytes / 1e6 / (ingest[0] / 1000.0), "MB/s", caseName});
-        emit({"ingest_chrome_events_per_s", ingest[1] / (ingest[0] / 1000.0), "events/s", caseName});
-        emit({"ingest_peak_rss_mb", ingest[2], "MB", caseName});
+        emit(
+            { "ingest_chrome_mb_per_s", jsonBytes / 1e6 / (ingest[0] / 1000.0), "MB/s", caseName });
+        emit({ "ingest_chrome_events_per_s", ingest[1] / (ingest[0] / 1000.0), "events/s",
+            caseName });
+        emit({ "ingest_peak_rss_mb", ingest[2], "MB", caseName });
         emitFrames(emit, store, caseName, options.queries);
-        emit({"ingest_store_to_json_ratio", static_cast<double>(std::filesystem::file_size(store)) / jsonBytes,
-              "ratio", caseName});
+        emit({ "ingest_store_to_json_ratio",
+            static_cast<double>(std::filesystem::file_size(store)) / jsonBytes, "ratio",
+            caseName });
     }
     // Paraver: a synthetic .prv (2M events, 4M+ records; 500k with --quick), ingested end
     // to end; the rate is in .prv records (lines) per second.
-    if (options.ingest) {
+    if (options.ingest && options.store.empty()) {
         const long long events = options.quick ? 500'000 : 2'000'000;
         const std::string caseName = options.quick ? "paraver-500k" : "paraver-2M";
         const std::filesystem::path prv = dir / "trace.prv";
@@ -164,27 +192,30 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
             storage::StoreBuilder builder(store);
             const storage::ParaverImportStats stats = storage::importParaver(prv, builder);
             builder.finish();
-            return std::vector<double>{msSince(start), static_cast<double>(stats.lines), peakRssMb()};
+            return std::vector<double> { msSince(start), static_cast<double>(stats.lines),
+                peakRssMb() };
         });
-        emit({"ingest_paraver_records_per_s", ingest[1] / (ingest[0] / 1000.0), "records/s", caseName});
-        emit({"ingest_paraver_mb_per_s",
-              static_cast<double>(std::filesystem::file_size(prv)) / 1e6 / (ingest[0] / 1000.0), "MB/s", caseName});
-        emit({"ingest_peak_rss_mb", ingest[2], "MB", caseName});
+        emit({ "ingest_paraver_records_per_s", ingest[1] / (ingest[0] / 1000.0), "records/s",
+            caseName });
+        emit({ "ingest_paraver_mb_per_s",
+            static_cast<double>(std::filesystem::file_size(prv)) / 1e6 / (ingest[0] / 1000.0),
+            "MB/s", caseName });
+        emit({ "ingest_peak_rss_mb", ingest[2], "MB", caseName });
     }
     std::filesystem::remove_all(dir);
     if (p50s.size() >= 2) {
         const std::string name = counts.back() == 100'000'000 && counts.front() == 1'000'000
-                                     ? "query_ratio_100m_1m"
-                                     : "query_ratio_largest_smallest";
-        emit({name, p50s.back() / std::max(p50s.front(), 1e-6), "ratio", ""});
+            ? "query_ratio_100m_1m"
+            : "query_ratio_largest_smallest";
+        emit({ name, p50s.back() / std::max(p50s.front(), 1e-6), "ratio", "" });
     }
     // Headlines: the largest case.
     for (const Metric& m : std::vector<Metric>(metrics)) {
         if (m.caseName == largestCase && m.name != "peak_rss_mb")
-            emit({m.name, m.value, m.unit, ""});
+            emit({ m.name, m.value, m.unit, "" });
     }
-    emit({"peak_rss_mb", peakRss, "MB", ""});
+    emit({ "peak_rss_mb", peakRss, "MB", "" });
     return metrics;
 }
 
-} // namespace strata::bench
+}  // namespace strata::bench

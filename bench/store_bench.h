@@ -25,6 +25,9 @@ struct BenchOptions
     std::vector<long long> eventCounts;  ///< default: 1M, 10M and 100M (not with quick)
     int queries = 400;
     bool ingest = true;  ///< also time a Chrome JSON ingest end to end
+    /// An existing store (a real trace): only its query and frame phases are measured,
+    /// no synthetic stores are built and nothing is ingested.
+    std::string store;
 };
 
 /// Runs the benchmark; `report` is called with each metric as soon as it is known.

@@ -210,3 +210,22 @@ TEST_CASE("a full disk fails the ingest with one line and leaves the existing st
         files += entry.path().filename().string().find(".tmp") != std::string::npos;
     CHECK(files == 0);
 }
+
+TEST_CASE("bench --store measures an existing store's queries and frames, and rejects a bad one", "[cli][bench]")
+{
+    test::TempDir dir;
+    const auto store = (dir / "s.strata").string();
+    REQUIRE(test::runStrata({"synth", "-o", store, "--events", "20000", "--ranks", "2"}).exitCode == 0);
+    const auto run = test::runStrata({"bench", "--store", store, "--queries", "20", "--json"});
+    INFO(run.err);
+    REQUIRE(run.exitCode == 0);
+    for (const char* metric : {"\"query_p99_ms\"", "\"frame_p99_ms\"", "\"open_first_frame_ms\""})
+        CHECK_THAT(run.out, Catch::Contains(metric));
+    CHECK_THAT(run.out, !Catch::Contains("build_events_per_s") && !Catch::Contains("ingest_chrome"));
+
+    std::ofstream(dir / "junk.strata") << "not a store";
+    const auto bad = test::runStrata({"bench", "--store", (dir / "junk.strata").string()});
+    CHECK(bad.exitCode == 1);
+    CHECK(lineCount(bad.err) == 1);
+    CHECK_THAT(bad.err, Catch::Contains("junk.strata"));
+}
