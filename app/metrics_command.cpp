@@ -67,7 +67,7 @@ int metricsCommand(const Args& args)
     const std::string rulesSource = p.valueOr("--rules", "");
 
     if (p.flag("--profile")) {
-        const model::TimeRange window = request.window.empty() ? store.span() : request.window;
+        const model::TimeRange window = request.window.empty() ? store.activitySpan() : request.window;
         const model::WorkerLevel level = request.level.value_or(model::WorkerLevel::Thread);
         std::vector<model::TrackId> tracks;
         for (const model::Worker& w : model::workersAt(store.resources(), level,

@@ -24,6 +24,13 @@ struct TimeRange
     TimeNs durationNs() const { return endNs - startNs; }
     bool empty() const { return endNs <= startNs; }
     bool overlaps(TimeNs s, TimeNs e) const { return s < endNs && e > startNs; }
+    /// The part of this range inside `other`; this range unchanged when they do not overlap.
+    TimeRange clippedTo(const TimeRange& other) const
+    {
+        if (!overlaps(other.startNs, other.endNs))
+            return *this;
+        return {startNs > other.startNs ? startNs : other.startNs, endNs < other.endNs ? endNs : other.endNs};
+    }
     friend bool operator==(const TimeRange&, const TimeRange&) = default;
 };
 

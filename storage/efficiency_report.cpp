@@ -88,7 +88,9 @@ GpuIdleCauses idleCauses(
 EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& request)
 {
     EfficiencyReport report;
-    report.window = request.window.empty() ? store.span() : request.window;
+    // T is the run's time: a counter log sampled before and after the trace is not.
+    report.window = request.window.empty() ? store.activitySpan()
+                                           : request.window.clippedTo(store.activitySpan());
     report.level =
         request.level.value_or(anyStreamIntervals(store) ? WorkerLevel::Gpu : WorkerLevel::Process);
     const bool device = model::isDeviceLevel(report.level);

@@ -28,7 +28,7 @@ namespace strata::storage {
 
 struct EfficiencyRequest
 {
-    model::TimeRange window;  ///< empty: the store's span
+    model::TimeRange window;  ///< empty: the whole run (activitySpan); clipped to it
     std::optional<model::WorkerLevel>
         level;  ///< nullopt: gpu if any stream holds intervals, else process
     const model::RoleRules* rules = nullptr;

@@ -42,6 +42,18 @@ struct StoreReader::Connection
 
 namespace {
 
+std::optional<model::TimeRange> activityOf(const std::vector<TrackSummary>& summaries)
+{
+    std::optional<model::TimeRange> span;
+    for (const TrackSummary& s : summaries) {
+        if (s.intervals + s.instants + s.samples == 0)
+            continue;
+        span = span ? model::TimeRange {std::min(span->startNs, s.firstNs), std::max(span->endNs, s.lastNs)}
+                    : model::TimeRange {s.firstNs, s.lastNs};
+    }
+    return span;
+}
+
 /// An interval overlaps [w.startNs, w.endNs) if it shares time with it; a zero-length
 /// one if it lies inside.
 bool overlaps(TimeNs s, TimeNs e, TimeRange w)
@@ -202,6 +214,7 @@ void StoreReader::loadMetadata()
         s.instantLevel = static_cast<int>(stats.int64(10));
         s.counterLevel = static_cast<int>(stats.int64(11));
     }
+    m_activitySpan = activityOf(m_summaries).value_or(m_span);
     auto bands = m_db->prepare("SELECT track, band, max_duration_ns FROM bands");
     while (bands.step()) {
         const auto track = checkedId(bands.int64(0), trackCount, "track", m_path);

@@ -103,6 +103,12 @@ public:
     const model::ResourceTree& resources() const { return m_resources; }
     const model::LodGrid& grid() const { return m_grid; }
     model::TimeRange span() const { return m_span; }
+    /// The span of what the traced program did: the union of the tracks holding intervals,
+    /// instants or stack samples. A counter log recorded around the trace (an NVML or
+    /// DCGM sampler started before the profiler) widens span() but not this, so run-wide
+    /// metrics divide by the run, not by the sampler's lifetime. span() when no track
+    /// has any activity.
+    model::TimeRange activitySpan() const { return m_activitySpan; }
     std::optional<std::string> meta(const std::string& key) const;
     const std::map<std::string, std::string>& allMeta() const { return m_meta; }
     const TrackSummary& summary(model::TrackId track) const { return m_summaries.at(track); }
@@ -174,6 +180,7 @@ private:
     model::StackTable m_stacks;
     model::LodGrid m_grid;
     model::TimeRange m_span;
+    model::TimeRange m_activitySpan;
     std::map<std::string, std::string> m_meta;
     std::vector<TrackSummary> m_summaries;
     std::vector<std::vector<model::TimeNs>> m_bandMaxNs;  ///< [track][band], -1 when empty

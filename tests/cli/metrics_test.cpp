@@ -138,3 +138,23 @@ TEST_CASE("metrics on the 4-rank DDP traces: imbalanced GPUs, window from the py
     for (std::size_t i = 0; i < u0.size(); ++i)
         CHECK(std::abs(u0[i] - u1[i]) <= e1[i]);
 }
+
+TEST_CASE("an NVML log sampled around the trace does not dilute the run's metrics",
+    "[cli][metrics][real]") {
+    const auto kineto = test::realTrace("h100/kineto_gpt_train_1gpu.json.gz");
+    if (kineto.empty())
+        return;  // the shared real-trace folder is not here
+    test::TempDir alone, withLog;
+    const auto plain = metrics({ ingest(alone, { kineto.string() }), "--json" });
+    const auto store = ingest(withLog,
+        { kineto.string(), test::realTrace("h100/nvml_counters_1gpu.csv").string() });
+    const auto logged = metrics({ store, "--json" });
+    // The log starts 1.96 s before the profiler (README): the store's span grows, T does not.
+    CHECK(number(logged, "runtime_ns") == number(plain, "runtime_ns"));
+    CHECK(number(logged, "parallel_efficiency") == number(plain, "parallel_efficiency"));
+    CHECK(number(logged, "start_ns") == 0);
+    // An explicit window reaching into the log alone is clipped to the run as well.
+    const auto early = metrics({ store, "--json", "--window", "-1s:100ms" });
+    CHECK(number(early, "start_ns") == 0);
+    CHECK(number(early, "runtime_ns") == 100'000'000);
+}
