@@ -3,6 +3,9 @@
 
 #include "views/timeline_renderer.h"
 
+#include "model/value_units.h"
+#include "views/row_canvas.h"
+
 #include <QPainterPath>
 
 #include <cmath>
@@ -74,20 +77,26 @@ void TimelineRenderer::paintCounter(QPainter& p, const TimelineFrame& f, const T
     const double scale = vmax > vmin ? (row.heightPx - 4) / (vmax - vmin) : 0;
     auto yOf = [&](double v) { return top + row.heightPx - 2 - (v - vmin) * scale; };
     const model::TrackInfo& info = m_store.resources().track(row.track);
-    p.setPen(colorForName(info.name));
-    std::vector<QLineF> lines;  // one drawLines call: a call per column costs more than the drawing
-    lines.reserve(static_cast<std::size_t>(width));
-    for (int x = 0; x < width; ++x) {
-        if (!std::isnan(lo[x]))
-            lines.emplace_back(f.labelWidthPx + x, yOf(lo[x]), f.labelWidthPx + x, yOf(hi[x]) - 0.5);
+    {
+        // The envelope: one pixel column per x, from the column's max down to its min.
+        RowCanvas canvas(p, QRect(f.labelWidthPx, top, width, row.heightPx), m_rowPixels);
+        const QRgb color = colorForName(info.name).rgb();
+        for (int x = 0; x < width; ++x) {
+            if (std::isnan(lo[x]))
+                continue;
+            const int yHigh = static_cast<int>(std::floor(yOf(hi[x])));
+            const int yLow = static_cast<int>(std::floor(yOf(lo[x])));
+            canvas.fill(QRect(f.labelWidthPx + x, yHigh, 1, yLow - yHigh + 1), color);
+        }
     }
-    p.drawLines(lines.data(), static_cast<int>(lines.size()));
+    // The row's value range, on a plate so it stays legible over a busy envelope.
+    const QString range = QString::fromStdString(
+        model::formatQuantity(vmin, info.unit) + " .. " + model::formatQuantity(vmax, info.unit));
+    const QFontMetrics metrics(p.font());
+    const QRectF plate(f.labelWidthPx + 2, top, metrics.horizontalAdvance(range) + 6, metrics.height());
+    p.fillRect(plate, QColor(255, 255, 255, 200));
     p.setPen(QColor(0x20, 0x20, 0x20));
-    p.drawText(QRectF(f.labelWidthPx + 4, top, 300, 12), Qt::AlignLeft | Qt::AlignTop,
-               QStringLiteral("%1 .. %2 %3")
-                   .arg(vmin, 0, 'g', 4)
-                   .arg(vmax, 0, 'g', 4)
-                   .arg(QString::fromStdString(info.unit)));
+    p.drawText(plate.adjusted(3, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, range);
 }
 
 void TimelineRenderer::paintFlows(QPainter& p, const TimelineFrame& f, const TimelineData& data,

@@ -1,10 +1,13 @@
 #include "views/timeline_renderer.h"
 
+#include "views/row_canvas.h"
+
 #include <QFontMetrics>
 
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 namespace strata::views {
 
@@ -107,7 +110,7 @@ void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& f) const
                QStringLiteral("%1 wide").arg(QString::fromStdString(model::formatDuration(f.window.durationNs()))));
 }
 
-void TimelineRenderer::paintCells(QPainter& p, const TimelineFrame& f, const TimelineRow& row,
+void TimelineRenderer::paintCells(RowCanvas& canvas, const TimelineFrame& f, const TimelineRow& row,
                                   const storage::TrackSlice& slice, const TimelineHighlights& h) const
 {
     // Cells are folded per pixel column and lane: the column takes the colour of its
@@ -119,8 +122,8 @@ void TimelineRenderer::paintCells(QPainter& p, const TimelineFrame& f, const Tim
     const int top = f.rowTop(row);
     struct Column  // small: width x lanes of them are cleared for every row of every frame
     {
-        model::TimeNs covered = 0;
-        model::TimeNs best = -1;
+        double covered = 0;  ///< ns
+        double best = -1;  ///< ns of the most covered cell
         QRgb color = 0;
         bool match = false;
     };
@@ -138,14 +141,14 @@ void TimelineRenderer::paintCells(QPainter& p, const TimelineFrame& f, const Tim
         // Spread the cell's coverage over the columns its bucket overlaps.
         const double x0 = (c.bucket * w - f.window.startNs) * pxPerNs;
         const double x1 = x0 + w * pxPerNs;
+        const double nsPerPx = covered / (x1 - x0);
         const storage::Coverage& dominant = slice.entries[c.firstEntry];
         const QRgb color = (dominant.name == storage::kOtherNames ? colorForRole(dominant.role)
                                                                   : m_palette.coverage(dominant.name, dominant.role))
                                .rgb();
         for (int x = std::max(0, static_cast<int>(std::floor(x0))); x < std::min<double>(width, x1); ++x) {
-            const double share = (std::min(x1, x + 1.0) - std::max(x0, double(x))) / (x1 - x0);
             Column& col = columns[static_cast<std::size_t>(c.depth) * width + x];
-            const auto part = static_cast<model::TimeNs>(std::llround(covered * share));
+            const double part = (std::min(x1, x + 1.0) - std::max(x0, double(x))) * nsPerPx;
             col.covered += part;
             col.match = col.match || match;
             if (part > col.best) {
@@ -154,16 +157,14 @@ void TimelineRenderer::paintCells(QPainter& p, const TimelineFrame& f, const Tim
             }
         }
     }
-    // One rectangle per run of columns with the same colour, shade and match mark: the
-    // shade is quantised to 8 steps so runs are long (a frame is ~1-2k rectangles per
-    // row instead of one per pixel).
+    // One box per run of columns with the same colour, shade and match mark: the shade
+    // is quantised to 8 steps, which keeps runs long where the canvas draws vectors.
     const double nsPerColumn = 1.0 / pxPerNs;
+    auto shadeOf = [&](const Column& col) {
+        return static_cast<int>(std::lround(std::clamp(col.covered / nsPerColumn, 0.0, 1.0) * 7));
+    };
     for (int depth = 0; depth < row.lanes; ++depth) {
         const Column* lane0 = &columns[static_cast<std::size_t>(depth) * width];
-        auto shadeOf = [&](const Column& col) {
-            const double fraction = std::clamp(static_cast<double>(col.covered) / nsPerColumn, 0.0, 1.0);
-            return static_cast<int>(std::lround(fraction * 7));
-        };
         for (int x = 0; x < width;) {
             const Column& col = lane0[x];
             if (col.best < 0) {
@@ -175,12 +176,15 @@ void TimelineRenderer::paintCells(QPainter& p, const TimelineFrame& f, const Tim
             while (end < width && lane0[end].best >= 0 && lane0[end].color == col.color && lane0[end].match == col.match
                    && shadeOf(lane0[end]) == shade)
                 ++end;
-            QColor color = QColor::fromRgb(col.color);
-            color.setAlphaF(static_cast<float>(0.3 + 0.1 * shade));
-            const double y = top + depth * lane;
-            p.fillRect(QRectF(f.labelWidthPx + x, y, end - x, lane - 1), color);
+            // The shade is the colour at 30..100 % over the white plot, mixed here:
+            // opaque pixels need no blending.
+            const double alpha = 0.3 + 0.1 * shade;
+            auto mix = [alpha](int c) { return static_cast<int>(c * alpha + 255 * (1 - alpha) + 0.5); };
+            const int y = top + depth * lane;
+            canvas.fill(QRect(f.labelWidthPx + x, y, end - x, lane - 1),
+                        qRgb(mix(qRed(col.color)), mix(qGreen(col.color)), mix(qBlue(col.color))));
             if (col.match)
-                p.fillRect(QRectF(f.labelWidthPx + x, y, end - x, 3), Qt::black);
+                canvas.fill(QRect(f.labelWidthPx + x, y, end - x, 3), qRgb(0, 0, 0));
             x = end;
         }
     }
@@ -189,48 +193,74 @@ void TimelineRenderer::paintCells(QPainter& p, const TimelineFrame& f, const Tim
 void TimelineRenderer::paintIntervals(QPainter& p, const TimelineFrame& f, const TimelineRow& row,
                                       const storage::TrackSlice& slice, const TimelineHighlights& h) const
 {
-    if (slice.intervalLevel > 0)
-        paintCells(p, f, row, slice, h);
     const int top = f.rowTop(row);
     const int lane = m_layout.laneHeightPx;
     const double plotLeft = f.labelWidthPx;
     auto xOf = [&](model::TimeNs t) { return std::clamp(f.xOf(t), plotLeft - 2.0, plotLeft + f.plotWidthPx() + 2.0); };
-    const QFontMetrics metrics(p.font());
-    const bool labels = lane >= metrics.height() - 2;
-    // Intervals come by start time: of those a pixel wide or less, one per pixel column and
-    // lane is drawn (a whole-run frame of a 100M-event store holds ~10^5 such boxes).
-    std::array<int, TimelineLayout::kMaxLanes> lastThinPx;
-    lastThinPx.fill(-1);
-    for (const model::Interval& e : slice.intervals) {
-        if (e.depth >= row.lanes || e.endNs < f.window.startNs || e.startNs > f.window.endNs)
-            continue;
-        const double x0 = xOf(e.startNs);
-        const double x1 = std::max(x0 + 1.0, xOf(e.endNs));
-        if (x1 - x0 <= 1.0) {
-            const int px = static_cast<int>(x0);
+    auto visible = [&](const model::Interval& e) {
+        return e.depth < row.lanes && e.endNs >= f.window.startNs && e.startNs <= f.window.endNs;
+    };
+    // Summary cells, then the exact intervals a pixel wide or less: of those, one per
+    // pixel column and lane (intervals come by start time; a whole-run frame of a
+    // 100M-event store holds ~10^5 of them).
+    std::vector<const model::Interval*> wide;
+    {
+        RowCanvas canvas(p, QRect(f.labelWidthPx, top, f.plotWidthPx(), row.heightPx), m_rowPixels);
+        if (slice.intervalLevel > 0)
+            paintCells(canvas, f, row, slice, h);
+        std::array<int, TimelineLayout::kMaxLanes> lastThinPx;
+        lastThinPx.fill(std::numeric_limits<int>::min());
+        for (const model::Interval& e : slice.intervals) {
+            if (!visible(e))
+                continue;
+            const double x0 = xOf(e.startNs);
+            if (xOf(e.endNs) - x0 > 1.0) {
+                wide.push_back(&e);
+                continue;
+            }
+            const int px = static_cast<int>(std::floor(x0 + 0.5));  // the pixel QPainter would fill
             if (px == lastThinPx[e.depth])
                 continue;
             lastThinPx[e.depth] = px;
+            const int y = top + e.depth * lane;
+            canvas.fill(QRect(px, y, 1, lane - 1), m_palette.interval(slice.track, e).rgb());
+            if (!h.matches.empty() && h.matches.count(e.name))
+                canvas.fill(QRect(px, y, 1, 3), qRgb(0, 0, 0));
         }
-        const QRectF box(x0, top + e.depth * lane, x1 - x0, lane - 1);
-        p.fillRect(box, m_palette.interval(slice.track, e));
-        if (!h.matches.empty() && h.matches.count(e.name)) {
+    }
+    const QFontMetrics metrics(p.font());
+    const bool labels = lane >= metrics.height() - 2;
+    const int minLabelBoxPx = 6 * metrics.averageCharWidth();  // costly: once per row, not per box
+    for (const model::Interval* e : wide) {
+        const double x0 = xOf(e->startNs);
+        const QRectF box(x0, top + e->depth * lane, xOf(e->endNs) - x0, lane - 1);
+        p.fillRect(box, m_palette.interval(slice.track, *e));
+        if (!h.matches.empty() && h.matches.count(e->name)) {
             p.setPen(QPen(Qt::black, 2));
             p.drawRect(box.adjusted(1, 1, -1, -1));
         }
-        if (labels && box.width() > 6 * metrics.averageCharWidth()) {
+        if (labels && box.width() > minLabelBoxPx) {
             p.setPen(Qt::black);
-            const QRectF visible = box.intersected(QRectF(plotLeft, box.top(), f.plotWidthPx(), box.height()));
-            p.drawText(visible.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                       label(e.name, metrics, static_cast<int>(visible.width()) - 4));
+            const QRectF inView = box.intersected(QRectF(plotLeft, box.top(), f.plotWidthPx(), box.height()));
+            p.drawText(inView.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                       label(e->name, metrics, static_cast<int>(inView.width()) - 4));
         }
     }
+    // One tick per pixel column: a whole-run frame holds thousands of instants per row.
     std::vector<QLineF> ticks;
-    ticks.reserve(slice.instants.size() + slice.instantCells.size());
+    std::vector<bool> ticked(static_cast<std::size_t>(f.plotWidthPx()) + 6);
+    auto tick = [&](model::TimeNs t) {
+        const double x = xOf(t);
+        const auto column = static_cast<std::size_t>(std::max(0.0, x - plotLeft + 2.0));
+        if (column < ticked.size() && !ticked[column]) {
+            ticked[column] = true;
+            ticks.emplace_back(x, top, x, top + row.heightPx - 1);
+        }
+    };
     for (const model::Instant& i : slice.instants)
-        ticks.emplace_back(xOf(i.timeNs), top, xOf(i.timeNs), top + row.heightPx - 1);
+        tick(i.timeNs);
     for (const storage::InstantCell& c : slice.instantCells)
-        ticks.emplace_back(xOf(c.firstNs), top, xOf(c.firstNs), top + row.heightPx - 1);
+        tick(c.firstNs);
     p.setPen(QColor(0x30, 0x30, 0x30));
     p.drawLines(ticks.data(), static_cast<int>(ticks.size()));
 }

@@ -95,6 +95,8 @@ struct FrameTimings
     double paintMs = 0;
 };
 
+class RowCanvas;
+
 class TimelineRenderer
 {
 public:
@@ -117,7 +119,7 @@ private:
     void paintLabels(QPainter& p, const TimelineFrame& f) const;
     void paintIntervals(QPainter& p, const TimelineFrame& f, const TimelineRow& row,
                         const storage::TrackSlice& slice, const TimelineHighlights& h) const;
-    void paintCells(QPainter& p, const TimelineFrame& f, const TimelineRow& row, const storage::TrackSlice& slice,
+    void paintCells(RowCanvas& canvas, const TimelineFrame& f, const TimelineRow& row, const storage::TrackSlice& slice,
                     const TimelineHighlights& h) const;
     void paintCounter(QPainter& p, const TimelineFrame& f, const TimelineRow& row,
                       const storage::TrackSlice& slice) const;
@@ -132,6 +134,7 @@ private:
     Palette m_palette;
     FrameTimings m_timings;
     mutable std::unordered_map<model::StringId, int> m_labelWidths;  ///< full width of each name
+    mutable QImage m_rowPixels;  ///< RowCanvas's buffer, kept across rows and frames
 };
 
 /// Renders the timeline of `window` (the whole run when empty) into an image, exactly as
