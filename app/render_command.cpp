@@ -3,9 +3,10 @@
 // [--scale 2] [--diff-window C:D | --diff-store OTHER.strata]`: the picture the GUI would
 // show, rendered offscreen. Views: timeline (the default), flame (the call tree of the
 // window and tracks; with --diff-window or --diff-store, differential against window C:D
-// of this store or against the other store's same window, or its whole run), metrics (the Efficiency panel:
-// whole run beside --window), counters (the counter charts of the window; --counters picks
-// them by name or resource path, else the first few), window (the main window with its docks).
+// of this store or against the other store's same window, or its whole run), metrics (the
+// Efficiency panel: whole run beside --window), counters (the counter charts of the window;
+// --counters picks them by name or resource path, else the first few), window (the main
+// window with its docks).
 
 #include "app/arg_parser.h"
 #include "app/commands.h"

@@ -46,8 +46,8 @@ std::vector<model::TrackId> flameSourceTracks(const StoreReader& reader, const F
     return out;
 }
 
-std::vector<model::TrackId> sameTracksIn(const StoreReader& from, const std::vector<model::TrackId>& tracks,
-                                         const StoreReader& to)
+std::vector<model::TrackId> sameTracksIn(
+    const StoreReader& from, const std::vector<model::TrackId>& tracks, const StoreReader& to)
 {
     if (tracks.empty())
         return {};

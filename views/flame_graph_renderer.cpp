@@ -157,13 +157,14 @@ void FlameGraphRenderer::paint(QPainter& painter, QSize size)
                       .arg(100.0 * m_search.share, 0, 'f', 1);
     int textWidth = size.width() - 12;
     if (m_diff) {
-        header += QStringLiteral("  ·  baseline: %1  ·  colour: change in share of the total (strongest ±%2 points)")
+        header += QStringLiteral(
+            "  ·  baseline: %1  ·  colour: change in share of the total (strongest ±%2 points)")
                       .arg(m_baseline.isEmpty() ? QStringLiteral("(unnamed)") : m_baseline)
                       .arg(100.0 * m_maxChange, 0, 'f', 1);
         textWidth -= paintDiffLegend(painter, size.width());
     }
     painter.drawText(QRect(6, 0, textWidth, kHeaderHeightPx), Qt::AlignVCenter | Qt::AlignLeft,
-                     headerMetrics.elidedText(header, Qt::ElideMiddle, textWidth));
+        headerMetrics.elidedText(header, Qt::ElideMiddle, textWidth));
 }
 
 int FlameGraphRenderer::paintDiffLegend(QPainter& painter, int right) const
@@ -172,9 +173,8 @@ int FlameGraphRenderer::paintDiffLegend(QPainter& painter, int right) const
     // at full strength.
     const QFontMetrics metrics(painter.font());
     const int swatch = kHeaderHeightPx - 10;
-    const std::pair<QColor, QString> items[] = {{diffColor(1), QStringLiteral("grew")},
-                                                {diffColor(-1), QStringLiteral("shrank")},
-                                                {diffColor(0), QStringLiteral("same")}};
+    const std::pair<QColor, QString> items[] = { { diffColor(1), QStringLiteral("grew") },
+        { diffColor(-1), QStringLiteral("shrank") }, { diffColor(0), QStringLiteral("same") } };
     int width = 0;
     for (const auto& [color, label] : items)
         width += swatch + 4 + metrics.horizontalAdvance(label) + 10;
@@ -183,7 +183,8 @@ int FlameGraphRenderer::paintDiffLegend(QPainter& painter, int right) const
         painter.fillRect(QRect(x, 5, swatch, swatch), color);
         painter.drawRect(QRect(x, 5, swatch, swatch).adjusted(0, 0, -1, -1));
         x += swatch + 4;
-        painter.drawText(QRect(x, 0, metrics.horizontalAdvance(label) + 2, kHeaderHeightPx), Qt::AlignVCenter, label);
+        painter.drawText(QRect(x, 0, metrics.horizontalAdvance(label) + 2, kHeaderHeightPx),
+            Qt::AlignVCenter, label);
         x += metrics.horizontalAdvance(label) + 10;
     }
     return width + 6;
@@ -216,7 +217,8 @@ QImage renderFlameGraphImage(storage::StoreReader& store, const FlameGraphReques
     if (request.baseline) {
         const model::FlameTree before = storage::buildFlameTree(
             request.baselineStore ? *request.baselineStore : store, *request.baseline);
-        renderer.setDiff(model::diffFlame(before, tree, request.source.order), request.baselineLabel);
+        renderer.setDiff(
+            model::diffFlame(before, tree, request.source.order), request.baselineLabel);
     } else {
         renderer.setTree(std::move(tree));
     }

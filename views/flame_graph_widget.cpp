@@ -66,9 +66,11 @@ bool FlameGraphCanvas::event(QEvent* event)
                            formatFlameWeight(n.self, tree.unit), percent(n.self, tree.total()));
     if (const auto& diff = m_renderer.diff())
         tip += QStringLiteral("<br>baseline %1 (%2), now %3 (%4): %5%6 points of share")
-                   .arg(formatFlameWeight(diff->before[id], tree.unit), percent(diff->before[id], diff->before[model::FlameTree::kRoot]),
-                        formatFlameWeight(diff->after[id], tree.unit), percent(diff->after[id], diff->after[model::FlameTree::kRoot]),
-                        diff->change(id) >= 0 ? QStringLiteral("+") : QString())
+                   .arg(formatFlameWeight(diff->before[id], tree.unit),
+                       percent(diff->before[id], diff->before[model::FlameTree::kRoot]),
+                       formatFlameWeight(diff->after[id], tree.unit),
+                       percent(diff->after[id], diff->after[model::FlameTree::kRoot]),
+                       diff->change(id) >= 0 ? QStringLiteral("+") : QString())
                    .arg(100.0 * diff->change(id), 0, 'f', 2);
     QToolTip::showText(help->globalPos(), tip, this);
     return true;

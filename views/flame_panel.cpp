@@ -18,10 +18,12 @@ FlamePanel::FlamePanel(storage::StoreReader& store, QWidget* parent)
     auto* pin = new QPushButton(tr("Pin as baseline"));
     pin->setToolTip(tr("Compare later windows with this window and these tracks"));
     auto* compare = new QPushButton(tr("Compare with store…"));
-    compare->setToolTip(tr("Compare with another run's store: the same tracks, this window or its whole run"));
+    compare->setToolTip(
+        tr("Compare with another run's store: the same tracks, this window or its whole run"));
     m_clear = new QPushButton(tr("Clear baseline"));
     m_wholeRun = new QCheckBox(tr("Whole run"));
-    m_wholeRun->setToolTip(tr("Compare with the other store's whole run instead of the same window"));
+    m_wholeRun->setToolTip(
+        tr("Compare with the other store's whole run instead of the same window"));
     m_readout = new QLabel;
     auto* bar = new QHBoxLayout;
     bar->addWidget(pin);
@@ -96,12 +98,14 @@ QString FlamePanel::baselineText() const
     const auto window = [](const storage::FlameRequest& r) {
         if (r.startNs == r.endNs)
             return tr("whole run");
-        return tr("window %1 – %2").arg(QString::fromStdString(model::formatDuration(r.startNs)),
-                                        QString::fromStdString(model::formatDuration(r.endNs)));
+        return tr("window %1 – %2")
+            .arg(QString::fromStdString(model::formatDuration(r.startNs)),
+                QString::fromStdString(model::formatDuration(r.endNs)));
     };
     if (m_baseline->pinned)
         return window(*m_baseline->pinned);
-    return m_baseline->storeName + ", " + (m_baseline->wholeRun ? tr("whole run") : window(m_request));
+    return m_baseline->storeName + ", "
+        + (m_baseline->wholeRun ? tr("whole run") : window(m_request));
 }
 
 storage::FlameRequest FlamePanel::baselineRequest() const
@@ -117,15 +121,15 @@ storage::FlameRequest FlamePanel::baselineRequest() const
 
 void FlamePanel::chooseStore()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Compare with store"), QString(),
-                                                      tr("Strata stores (*.strata);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Compare with store"), QString(), tr("Strata stores (*.strata);;All files (*)"));
     if (path.isEmpty())
         return;
     // A scope that shows the whole run is compared with the other whole run (runs differ
     // in length); a zoomed-in window with the same window of the other run.
     const model::TimeRange span = m_store.span();
     const bool wholeRun = m_request.startNs == m_request.endNs
-                          || (m_request.startNs <= span.startNs && m_request.endNs >= span.endNs);
+        || (m_request.startNs <= span.startNs && m_request.endNs >= span.endNs);
     try {
         compareWithStore(path.toStdString(), wholeRun);
     } catch (const std::exception& e) {
@@ -141,8 +145,7 @@ void FlamePanel::baselineChanged()
         const QSignalBlocker block(m_wholeRun);
         m_wholeRun->setChecked(m_baseline->wholeRun);
     }
-    m_readout->setText(m_baseline ? tr("Baseline: %1").arg(baselineText())
-                                  : tr("No baseline"));
+    m_readout->setText(m_baseline ? tr("Baseline: %1").arg(baselineText()) : tr("No baseline"));
     m_stale = true;
     if (isVisible())
         rebuild();
@@ -160,25 +163,32 @@ void FlamePanel::rebuild()
     m_stale = false;
     if (!m_baseline) {
         m_runner->submit([this, request = m_request]() -> LatestJobRunner::Continuation {
-            auto tree = std::make_shared<model::FlameTree>(storage::buildFlameTree(m_store, request));
-            return [this, tree] { m_graph->setTree(std::move(*tree)); };
+            auto tree =
+                std::make_shared<model::FlameTree>(storage::buildFlameTree(m_store, request));
+            return [this, tree] {
+                m_graph->setTree(std::move(*tree));
+            };
         });
         return;
     }
     // The job reads the baseline store on the worker thread and shares it (the panel may
     // drop the baseline meanwhile); a fixed baseline's tree comes back to be kept.
-    m_runner->submit([this, request = m_request, baseRequest = baselineRequest(), baseStore = m_baseline->store,
-                      cached = m_baseline->tree, keep = baselineIsFixed(), generation = m_baseline->generation,
-                      label = baselineText()]() -> LatestJobRunner::Continuation {
+    m_runner->submit([this, request = m_request, baseRequest = baselineRequest(),
+                         baseStore = m_baseline->store, cached = m_baseline->tree,
+                         keep = baselineIsFixed(), generation = m_baseline->generation,
+                         label = baselineText()]() -> LatestJobRunner::Continuation {
         const model::FlameTree current = storage::buildFlameTree(m_store, request);
         auto before = cached ? cached
-                             : std::make_shared<const model::FlameTree>(
-                                   storage::buildFlameTree(baseStore ? *baseStore : m_store, baseRequest));
-        auto diff = std::make_shared<model::FlameDiff>(model::diffFlame(*before, current, request.order));
+                             : std::make_shared<const model::FlameTree>(storage::buildFlameTree(
+                                 baseStore ? *baseStore : m_store, baseRequest));
+        auto diff =
+            std::make_shared<model::FlameDiff>(model::diffFlame(*before, current, request.order));
         return [this, before, diff, keep, generation, label] {
             if (keep && m_baseline && m_baseline->generation == generation)
                 m_baseline->tree = before;
             m_graph->setDiff(std::move(*diff), label);
+            m_readout->setText(
+                tr("Baseline: %1").arg(label));  // a store's window follows the scope
         };
     });
 }
