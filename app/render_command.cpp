@@ -1,9 +1,12 @@
 // `strata render STORE -o OUT.png|OUT.svg [--view V] [--window T0:T1] [--tracks REGEX]
 // [--size WxH] [--color-by name|category|role|kernel-metric=METRIC] [--counters REGEX]
-// [--scale 2]`: the picture the GUI would show, rendered offscreen. Views: timeline (the
-// default), flame (the call tree of the window and tracks), metrics (the Efficiency panel:
-// whole run beside --window), counters (the counter charts of the window; --counters picks
-// them by name or resource path, else the first few), window (the main window with its docks).
+// [--scale 2] [--diff-window C:D | --diff-store OTHER.strata]`: the picture the GUI would
+// show, rendered offscreen. Views: timeline (the default), flame (the call tree of the
+// window and tracks; with --diff-window or --diff-store, differential against window C:D
+// of this store or against the other store's same window, or its whole run), metrics (the
+// Efficiency panel: whole run beside --window), counters (the counter charts of the window;
+// --counters picks them by name or resource path, else the first few), window (the main
+// window with its docks).
 
 #include "app/arg_parser.h"
 #include "app/commands.h"
@@ -21,6 +24,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <regex>
 
 namespace strata::app {
@@ -70,11 +74,37 @@ std::vector<model::TrackId> chosenCounters(const storage::StoreReader& store, co
     return tracks;
 }
 
+/// The tracks whose resource path matches `regex` (every track: empty).
+std::vector<model::TrackId> tracksMatching(const storage::StoreReader& store, const std::string& regex)
+{
+    std::vector<model::TrackId> tracks;
+    if (regex.empty())
+        return tracks;
+    const std::regex re(regex);
+    for (model::TrackId t = 0; t < store.resources().size(); ++t) {
+        if (std::regex_search(store.resources().path(t), re))
+            tracks.push_back(t);
+    }
+    if (tracks.empty())
+        throw UsageError{"--tracks '" + regex + "' matches no track of " + store.path().filename().string()};
+    return tracks;
+}
+
+model::TimeRange parseWindow(const std::string& option, const std::string& text)
+{
+    const auto window = model::parseTimeRange(text);
+    if (!window)
+        throw UsageError{option + " expects T0:T1 with T0 < T1, e.g. 10ms:12.5ms (got '" + text + "')"};
+    return *window;
+}
+
 } // namespace
 
 int renderCommand(const Args& args, int argc, char** argv)
 {
-    ArgParser p(args, {"-o", "--output", "--view", "--window", "--tracks", "--size", "--color-by", "--scale", "--counters"}, {});
+    ArgParser p(args, {"-o", "--output", "--view", "--window", "--tracks", "--size", "--color-by", "--scale", "--counters",
+                       "--diff-window", "--diff-store"},
+                {});
     const auto output = p.value("-o") ? p.value("-o") : p.value("--output");
     if (p.positional().size() != 1 || !output)
         throw UsageError{"render needs one STORE and -o OUT.png|OUT.svg"};
@@ -84,11 +114,17 @@ int renderCommand(const Args& args, int argc, char** argv)
     const views::ColorBy colorBy = parseColorBy(colorByText);
     const double scale = static_cast<double>(p.integer("--scale", 1, 1, 4));
     std::optional<model::TimeRange> window;
-    if (const auto w = p.value("--window")) {
-        window = model::parseTimeRange(*w);
-        if (!window)
-            throw UsageError{"--window expects T0:T1 with T0 < T1, e.g. 10ms:12.5ms (got '" + *w + "')"};
-    }
+    if (const auto w = p.value("--window"))
+        window = parseWindow("--window", *w);
+    const auto diffWindowText = p.value("--diff-window");
+    const auto diffStore = p.value("--diff-store");
+    if (diffWindowText && diffStore)
+        throw UsageError{"--diff-window and --diff-store are two baselines: give one"};
+    if ((diffWindowText || diffStore) && view != "flame")
+        throw UsageError{"--diff-window and --diff-store need --view flame"};
+    std::optional<model::TimeRange> diffWindow;
+    if (diffWindowText)
+        diffWindow = parseWindow("--diff-window", *diffWindowText);
     views::LayoutOptions layout;
     if (const auto tracks = p.value("--tracks")) {
         layout.filter = *tracks;
@@ -99,6 +135,11 @@ int renderCommand(const Args& args, int argc, char** argv)
             throw UsageError{"--tracks: bad regex '" + *tracks + "': " + e.what()};
         }
     }
+
+    // The baseline store is opened first, so that a missing one fails before Qt starts.
+    std::unique_ptr<storage::StoreReader> other;
+    if (diffStore)
+        other = std::make_unique<storage::StoreReader>(*diffStore);
 
     if (!std::getenv("QT_QPA_PLATFORM"))
         setenv("QT_QPA_PLATFORM", "offscreen", 1);
@@ -128,14 +169,20 @@ int renderCommand(const Args& args, int argc, char** argv)
             request.source.startNs = window->startNs;
             request.source.endNs = window->endNs;
         }
-        if (!layout.filter.empty()) {
-            const std::regex re(layout.filter);
-            for (model::TrackId t = 0; t < store->resources().size(); ++t) {
-                if (std::regex_search(store->resources().path(t), re))
-                    request.source.tracks.push_back(t);
-            }
-            if (request.source.tracks.empty())
-                throw UsageError{"--tracks '" + layout.filter + "' matches no track"};
+        request.source.tracks = tracksMatching(*store, layout.filter);
+        if (diffWindow) {
+            request.baseline = request.source;
+            request.baseline->startNs = diffWindow->startNs;
+            request.baseline->endNs = diffWindow->endNs;
+            request.baselineLabel = QStringLiteral("window %1 – %2")
+                                        .arg(QString::fromStdString(model::formatDuration(diffWindow->startNs)),
+                                             QString::fromStdString(model::formatDuration(diffWindow->endNs)));
+        } else if (other) {
+            request.baseline = request.source;
+            request.baseline->tracks = tracksMatching(*other, layout.filter);
+            request.baselineStore = other.get();
+            request.baselineLabel = QString::fromStdString(std::filesystem::path(*diffStore).filename().string())
+                                    + (window ? QStringLiteral(", same window") : QStringLiteral(", whole run"));
         }
         const QImage image = views::renderFlameGraphImage(*store, request, size * scale);
         views::savePicture(out, size, [&](QPainter& painter) { painter.drawImage(QRect(QPoint(), size), image); }, 1.0);

@@ -1,5 +1,7 @@
 #include "storage/flame_query.h"
 
+#include <unordered_map>
+
 namespace strata::storage {
 
 namespace {
@@ -40,6 +42,22 @@ std::vector<model::TrackId> flameSourceTracks(const StoreReader& reader, const F
     for (model::TrackId t : tracks) {
         if (reader.summary(t).intervals > 0)
             out.push_back(t);
+    }
+    return out;
+}
+
+std::vector<model::TrackId> sameTracksIn(
+    const StoreReader& from, const std::vector<model::TrackId>& tracks, const StoreReader& to)
+{
+    if (tracks.empty())
+        return {};
+    std::unordered_map<std::string, model::TrackId> byPath;
+    for (model::TrackId t = 0; t < to.resources().size(); ++t)
+        byPath.emplace(to.resources().path(t), t);
+    std::vector<model::TrackId> out;
+    for (model::TrackId t : tracks) {
+        if (const auto it = byPath.find(from.resources().path(t)); it != byPath.end())
+            out.push_back(it->second);
     }
     return out;
 }

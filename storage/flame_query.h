@@ -35,4 +35,10 @@ model::FlameTree buildFlameTree(StoreReader& reader, const FlameRequest& request
 /// intervals (empty when neither).
 std::vector<model::TrackId> flameSourceTracks(const StoreReader& reader, const FlameRequest& request);
 
+/// `tracks` of `from` as tracks of `to`, matched by resource path ("rank 0/thread 3"), so
+/// that a second store (a baseline run) is asked for the same tracks. Empty (every track)
+/// when `tracks` is empty or when none of their paths exists in `to`.
+std::vector<model::TrackId> sameTracksIn(
+    const StoreReader& from, const std::vector<model::TrackId>& tracks, const StoreReader& to);
+
 } // namespace strata::storage

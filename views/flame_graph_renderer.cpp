@@ -22,6 +22,16 @@ QColor warmColor(std::string_view name)
                            215 + static_cast<int>((h >> 16) % 40));
 }
 
+/// Differential colour: `strength` in [-1, 1], red for growth, blue for shrinkage, light
+/// grey for none.
+QColor diffColor(double strength)
+{
+    if (strength == 0)
+        return QColor(0xe8, 0xe8, 0xe8);
+    const int fade = 235 - static_cast<int>(std::lround(200 * std::min(1.0, std::abs(strength))));
+    return strength > 0 ? QColor(255, fade, fade) : QColor(fade, fade, 255);
+}
+
 } // namespace
 
 QString formatFlameWeight(std::int64_t weight, const std::string& unit)
@@ -40,9 +50,10 @@ void FlameGraphRenderer::setTree(model::FlameTree tree)
     invalidate();
 }
 
-void FlameGraphRenderer::setDiff(model::FlameDiff diff)
+void FlameGraphRenderer::setDiff(model::FlameDiff diff, QString baseline)
 {
     m_diff = std::move(diff);
+    m_baseline = std::move(baseline);
     m_maxChange = 0;
     for (model::FlameNodeId i = 0; i < m_diff->tree.size(); ++i)
         m_maxChange = std::max(m_maxChange, std::abs(m_diff->change(i)));
@@ -97,11 +108,7 @@ QColor FlameGraphRenderer::colorOf(model::FlameNodeId node) const
     if (!m_searchText.empty())
         return m_search.matched[node] ? QColor(0xe0, 0x3c, 0xc8) : QColor(0xd4, 0xd4, 0xd4);
     if (m_diff) {
-        const double change = m_diff->change(node);
-        if (change == 0 || m_maxChange == 0)
-            return QColor(0xe8, 0xe8, 0xe8);
-        const int strength = static_cast<int>(std::lround(200 * std::min(1.0, std::abs(change) / m_maxChange)));
-        return change > 0 ? QColor(255, 235 - strength, 235 - strength) : QColor(235 - strength, 235 - strength, 255);
+        return diffColor(m_maxChange == 0 ? 0.0 : m_diff->change(node) / m_maxChange);
     }
     return warmColor(tree().node(node).name);
 }
@@ -126,7 +133,8 @@ void FlameGraphRenderer::paint(QPainter& painter, QSize size)
         const QColor color = colorOf(box.node);
         painter.fillRect(r.adjusted(0, 0, r.width() > 2 ? -1 : 0, -1), color);
         if (text && r.width() >= minTextWidth) {
-            painter.setPen(QColor(0x20, 0x20, 0x20));
+            // Dark boxes (strong diff blue, search magenta) get light text.
+            painter.setPen(qGray(color.rgb()) < 128 ? QColor(Qt::white) : QColor(0x20, 0x20, 0x20));
             const QString name = QString::fromStdString(t.node(box.node).name);
             painter.drawText(r.adjusted(3, 0, -2, -1), Qt::AlignVCenter | Qt::AlignLeft,
                              metrics.elidedText(name, Qt::ElideRight, r.width() - 5));
@@ -147,10 +155,39 @@ void FlameGraphRenderer::paint(QPainter& painter, QSize size)
     if (!m_searchText.empty())
         header += QStringLiteral("  ·  search \"%1\": %2% of all").arg(QString::fromStdString(m_searchText))
                       .arg(100.0 * m_search.share, 0, 'f', 1);
-    if (m_diff)
-        header += QStringLiteral("  ·  differential: red grew, blue shrank (share of total)");
-    painter.drawText(QRect(6, 0, size.width() - 12, kHeaderHeightPx), Qt::AlignVCenter | Qt::AlignLeft,
-                     headerMetrics.elidedText(header, Qt::ElideMiddle, size.width() - 12));
+    int textWidth = size.width() - 12;
+    if (m_diff) {
+        header += QStringLiteral(
+            "  ·  baseline: %1  ·  colour: change in share of the total (strongest ±%2 points)")
+                      .arg(m_baseline.isEmpty() ? QStringLiteral("(unnamed)") : m_baseline)
+                      .arg(100.0 * m_maxChange, 0, 'f', 1);
+        textWidth -= paintDiffLegend(painter, size.width());
+    }
+    painter.drawText(QRect(6, 0, textWidth, kHeaderHeightPx), Qt::AlignVCenter | Qt::AlignLeft,
+        headerMetrics.elidedText(header, Qt::ElideMiddle, textWidth));
+}
+
+int FlameGraphRenderer::paintDiffLegend(QPainter& painter, int right) const
+{
+    // Right-aligned "[red] grew  [blue] shrank  [grey] same", in the colours the boxes use
+    // at full strength.
+    const QFontMetrics metrics(painter.font());
+    const int swatch = kHeaderHeightPx - 10;
+    const std::pair<QColor, QString> items[] = { { diffColor(1), QStringLiteral("grew") },
+        { diffColor(-1), QStringLiteral("shrank") }, { diffColor(0), QStringLiteral("same") } };
+    int width = 0;
+    for (const auto& [color, label] : items)
+        width += swatch + 4 + metrics.horizontalAdvance(label) + 10;
+    int x = right - width;
+    for (const auto& [color, label] : items) {
+        painter.fillRect(QRect(x, 5, swatch, swatch), color);
+        painter.drawRect(QRect(x, 5, swatch, swatch).adjusted(0, 0, -1, -1));
+        x += swatch + 4;
+        painter.drawText(QRect(x, 0, metrics.horizontalAdvance(label) + 2, kHeaderHeightPx),
+            Qt::AlignVCenter, label);
+        x += metrics.horizontalAdvance(label) + 10;
+    }
+    return width + 6;
 }
 
 model::FlameNodeId FlameGraphRenderer::nodeAt(QPoint pos, QSize size) const
@@ -176,7 +213,15 @@ QRect FlameGraphRenderer::boxRect(model::FlameNodeId node, QSize size) const
 QImage renderFlameGraphImage(storage::StoreReader& store, const FlameGraphRequest& request, QSize size)
 {
     FlameGraphRenderer renderer;
-    renderer.setTree(storage::buildFlameTree(store, request.source));
+    model::FlameTree tree = storage::buildFlameTree(store, request.source);
+    if (request.baseline) {
+        const model::FlameTree before = storage::buildFlameTree(
+            request.baselineStore ? *request.baselineStore : store, *request.baseline);
+        renderer.setDiff(
+            model::diffFlame(before, tree, request.source.order), request.baselineLabel);
+    } else {
+        renderer.setTree(std::move(tree));
+    }
     renderer.setOrientation(request.orientation);
     renderer.setSearch(request.search);
     if (!request.zoomPath.empty()) {

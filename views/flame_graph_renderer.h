@@ -11,7 +11,8 @@
 // inside their parent's box); rows shrink (down to 2 px) so that the deepest visible
 // frame fits, and names are drawn only where about 4 characters fit. Colours: a warm hue
 // per name (stable across sessions); with a search, matches in magenta and the rest
-// greyed; in differential mode, red for a growing share and blue for a shrinking one.
+// greyed; in differential mode, red for a growing share and blue for a shrinking one
+// (strength relative to the largest change, which the header names with the baseline).
 // Cost: O(visible boxes); no QGraphicsItem per frame (STYLE 8.3).
 
 #include "model/flame_analysis.h"
@@ -36,14 +37,16 @@ public:
     static constexpr int kMaxRowHeightPx = 18;
 
     void setTree(model::FlameTree tree);
-    /// Differential mode: the merged tree of `diff` is shown, coloured by change.
-    void setDiff(model::FlameDiff diff);
+    /// Differential mode: the merged tree of `diff` is shown, coloured by change;
+    /// `baseline` names what `diff.before` is ("window 1s – 2s", "run-a.strata") for the header.
+    void setDiff(model::FlameDiff diff, QString baseline = {});
     void setZoom(model::FlameNodeId node);
     void setSearch(const std::string& text);
     void setOrientation(FlameOrientation orientation) { m_orientation = orientation; }
 
     const model::FlameTree& tree() const { return m_diff ? m_diff->tree : m_tree; }
     const std::optional<model::FlameDiff>& diff() const { return m_diff; }
+    const QString& baseline() const { return m_baseline; }
     model::FlameNodeId zoom() const { return m_zoom; }
     const model::FlameSearch& search() const { return m_search; }
     FlameOrientation orientation() const { return m_orientation; }
@@ -68,10 +71,13 @@ private:
     const Geometry& geometry(QSize size) const;
     QRect rectOf(const model::FlameBox& box, const Geometry& g) const;
     QColor colorOf(model::FlameNodeId node) const;
+    /// Paints the differential colour key right-aligned at `right`; returns its width.
+    int paintDiffLegend(QPainter& painter, int right) const;
     void invalidate() { m_geometry.size = QSize(); }
 
     model::FlameTree m_tree;
     std::optional<model::FlameDiff> m_diff;
+    QString m_baseline;
     model::FlameNodeId m_zoom = model::FlameTree::kRoot;
     std::string m_searchText;
     model::FlameSearch m_search;
@@ -88,6 +94,11 @@ struct FlameGraphRequest
     std::string search;
     /// Frames from the root's child down to the frame to zoom into; empty: no zoom.
     std::vector<std::string> zoomPath;
+    /// Differential mode: `source` compared with this tree (of `baselineStore`, this
+    /// store when null), named `baselineLabel` in the header.
+    std::optional<storage::FlameRequest> baseline;
+    storage::StoreReader* baselineStore = nullptr;
+    QString baselineLabel;
 };
 
 /// Builds the tree of `request` from `store` and renders it into an image of `size`.

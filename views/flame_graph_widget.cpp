@@ -65,9 +65,12 @@ bool FlameGraphCanvas::event(QEvent* event)
                            percent(n.total, tree.total()), percent(n.total, tree.node(m_renderer.zoom()).total),
                            formatFlameWeight(n.self, tree.unit), percent(n.self, tree.total()));
     if (const auto& diff = m_renderer.diff())
-        tip += QStringLiteral("<br>before %1, after %2, share %3%4 points")
-                   .arg(formatFlameWeight(diff->before[id], tree.unit), formatFlameWeight(diff->after[id], tree.unit),
-                        diff->change(id) >= 0 ? QStringLiteral("+") : QString())
+        tip += QStringLiteral("<br>baseline %1 (%2), now %3 (%4): %5%6 points of share")
+                   .arg(formatFlameWeight(diff->before[id], tree.unit),
+                       percent(diff->before[id], diff->before[model::FlameTree::kRoot]),
+                       formatFlameWeight(diff->after[id], tree.unit),
+                       percent(diff->after[id], diff->after[model::FlameTree::kRoot]),
+                       diff->change(id) >= 0 ? QStringLiteral("+") : QString())
                    .arg(100.0 * diff->change(id), 0, 'f', 2);
     QToolTip::showText(help->globalPos(), tip, this);
     return true;
@@ -131,10 +134,10 @@ void FlameGraphWidget::setTree(model::FlameTree tree)
     refresh();
 }
 
-void FlameGraphWidget::setDiff(model::FlameDiff diff)
+void FlameGraphWidget::setDiff(model::FlameDiff diff, QString baseline)
 {
     diff.tree.finish(m_leftHeavy->isChecked() ? model::FlameOrder::LeftHeavy : model::FlameOrder::ByName);
-    m_renderer.setDiff(std::move(diff));
+    m_renderer.setDiff(std::move(diff), std::move(baseline));
     m_selected.clear();
     refresh();
 }
@@ -172,7 +175,7 @@ void FlameGraphWidget::setLeftHeavy(bool leftHeavy)
     const auto order = leftHeavy ? model::FlameOrder::LeftHeavy : model::FlameOrder::ByName;
     if (auto diff = m_renderer.diff()) {
         diff->tree.finish(order);
-        m_renderer.setDiff(std::move(*diff));
+        m_renderer.setDiff(std::move(*diff), m_renderer.baseline());
     } else {
         model::FlameTree tree = m_renderer.tree();
         tree.finish(order);

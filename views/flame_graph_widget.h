@@ -54,7 +54,8 @@ public:
     ~FlameGraphWidget() override;
 
     void setTree(model::FlameTree tree);
-    void setDiff(model::FlameDiff diff);
+    /// Differential mode; `baseline` names what the tree is compared with (the header).
+    void setDiff(model::FlameDiff diff, QString baseline = {});
     /// Zooms into `node` (kRoot: the whole tree) and selects its function.
     void zoomTo(model::FlameNodeId node);
     void setSearch(const QString& text);
