@@ -128,6 +128,13 @@ void TimelineRenderer::paintCells(RowCanvas& canvas, const TimelineFrame& f, con
         bool match = false;
     };
     std::vector<Column> columns(static_cast<std::size_t>(width) * row.lanes);
+    struct CellColor
+    {
+        model::StringId name = std::numeric_limits<model::StringId>::max();
+        model::Role role = model::Role::Useful;
+        QRgb rgb = 0;
+    };
+    std::array<CellColor, 64> colors;
     for (const storage::IntervalCell& c : slice.cells) {
         if (c.depth >= row.lanes || c.entryCount == 0)
             continue;
@@ -143,9 +150,15 @@ void TimelineRenderer::paintCells(RowCanvas& canvas, const TimelineFrame& f, con
         const double x1 = x0 + w * pxPerNs;
         const double nsPerPx = covered / (x1 - x0);
         const storage::Coverage& dominant = slice.entries[c.firstEntry];
-        const QRgb color = (dominant.name == storage::kOtherNames ? colorForRole(dominant.role)
-                                                                  : m_palette.coverage(dominant.name, dominant.role))
-                               .rgb();
+        // ~10^5 cells a frame and a few dominant names: the palette lookup is memoised.
+        CellColor& memo = colors[(dominant.name * 31 + static_cast<unsigned>(dominant.role)) % colors.size()];
+        if (memo.name != dominant.name || memo.role != dominant.role) {
+            memo = {dominant.name, dominant.role,
+                    (dominant.name == storage::kOtherNames ? colorForRole(dominant.role)
+                                                           : m_palette.coverage(dominant.name, dominant.role))
+                        .rgb()};
+        }
+        const QRgb color = memo.rgb;
         for (int x = std::max(0, static_cast<int>(std::floor(x0))); x < std::min<double>(width, x1); ++x) {
             Column& col = columns[static_cast<std::size_t>(c.depth) * width + x];
             const double part = (std::min(x1, x + 1.0) - std::max(x0, double(x))) * nsPerPx;
@@ -161,7 +174,7 @@ void TimelineRenderer::paintCells(RowCanvas& canvas, const TimelineFrame& f, con
     // is quantised to 8 steps, which keeps runs long where the canvas draws vectors.
     const double nsPerColumn = 1.0 / pxPerNs;
     auto shadeOf = [&](const Column& col) {
-        return static_cast<int>(std::lround(std::clamp(col.covered / nsPerColumn, 0.0, 1.0) * 7));
+        return static_cast<int>(std::clamp(col.covered / nsPerColumn, 0.0, 1.0) * 7 + 0.5);
     };
     for (int depth = 0; depth < row.lanes; ++depth) {
         const Column* lane0 = &columns[static_cast<std::size_t>(depth) * width];
@@ -197,72 +210,57 @@ void TimelineRenderer::paintIntervals(QPainter& p, const TimelineFrame& f, const
     const int lane = m_layout.laneHeightPx;
     const double plotLeft = f.labelWidthPx;
     auto xOf = [&](model::TimeNs t) { return std::clamp(f.xOf(t), plotLeft - 2.0, plotLeft + f.plotWidthPx() + 2.0); };
-    auto visible = [&](const model::Interval& e) {
-        return e.depth < row.lanes && e.endNs >= f.window.startNs && e.startNs <= f.window.endNs;
-    };
-    // Summary cells, then the exact intervals a pixel wide or less: of those, one per
-    // pixel column and lane (intervals come by start time; a whole-run frame of a
-    // 100M-event store holds ~10^5 of them).
-    std::vector<const model::Interval*> wide;
+    auto pixel = [](double x) { return static_cast<int>(std::floor(x + 0.5)); };  // the column QPainter fills
+    const QFontMetrics metrics(p.font());
+    const bool labels = lane >= metrics.height() - 2;
+    const int minLabelBoxPx = 6 * metrics.averageCharWidth();  // costly: once per row, not per box
+    // Boxes wide enough for a name, or matching the search: their text and outline go
+    // over the pixels once they are drawn.
+    std::vector<std::pair<const model::Interval*, QRect>> marked;
     {
         RowCanvas canvas(p, QRect(f.labelWidthPx, top, f.plotWidthPx(), row.heightPx), m_rowPixels);
         if (slice.intervalLevel > 0)
             paintCells(canvas, f, row, slice, h);
+        // Exact intervals by start time: of those a pixel wide or less, one per pixel
+        // column and lane (a whole-run frame of a 100M-event store holds ~10^5).
         std::array<int, TimelineLayout::kMaxLanes> lastThinPx;
         lastThinPx.fill(std::numeric_limits<int>::min());
         for (const model::Interval& e : slice.intervals) {
-            if (!visible(e))
+            if (e.depth >= row.lanes || e.endNs < f.window.startNs || e.startNs > f.window.endNs)
                 continue;
-            const double x0 = xOf(e.startNs);
-            if (xOf(e.endNs) - x0 > 1.0) {
-                wide.push_back(&e);
-                continue;
+            const int x0 = pixel(xOf(e.startNs));
+            const int x1 = std::max(x0 + 1, pixel(xOf(e.endNs)));
+            if (x1 - x0 == 1) {
+                if (x0 == lastThinPx[e.depth])
+                    continue;
+                lastThinPx[e.depth] = x0;
             }
-            const int px = static_cast<int>(std::floor(x0 + 0.5));  // the pixel QPainter would fill
-            if (px == lastThinPx[e.depth])
-                continue;
-            lastThinPx[e.depth] = px;
-            const int y = top + e.depth * lane;
-            canvas.fill(QRect(px, y, 1, lane - 1), m_palette.interval(slice.track, e).rgb());
-            if (!h.matches.empty() && h.matches.count(e.name))
-                canvas.fill(QRect(px, y, 1, 3), qRgb(0, 0, 0));
+            const QRect box(x0, top + e.depth * lane, x1 - x0, lane - 1);
+            canvas.fill(box, m_palette.interval(slice.track, e).rgb());
+            const bool match = !h.matches.empty() && h.matches.count(e.name);
+            if (match && x1 - x0 <= 2)
+                canvas.fill(box.adjusted(0, 0, 0, 3 - box.height()), qRgb(0, 0, 0));
+            else if (match || (labels && x1 - x0 > minLabelBoxPx))
+                marked.emplace_back(&e, box);
         }
+        // Instants over the intervals, one tick per pixel column.
+        for (const model::Instant& i : slice.instants)
+            canvas.fill(QRect(pixel(xOf(i.timeNs)), top, 1, row.heightPx), qRgb(0x30, 0x30, 0x30));
+        for (const storage::InstantCell& c : slice.instantCells)
+            canvas.fill(QRect(pixel(xOf(c.firstNs)), top, 1, row.heightPx), qRgb(0x30, 0x30, 0x30));
     }
-    const QFontMetrics metrics(p.font());
-    const bool labels = lane >= metrics.height() - 2;
-    const int minLabelBoxPx = 6 * metrics.averageCharWidth();  // costly: once per row, not per box
-    for (const model::Interval* e : wide) {
-        const double x0 = xOf(e->startNs);
-        const QRectF box(x0, top + e->depth * lane, xOf(e->endNs) - x0, lane - 1);
-        p.fillRect(box, m_palette.interval(slice.track, *e));
+    for (const auto& [e, box] : marked) {
         if (!h.matches.empty() && h.matches.count(e->name)) {
             p.setPen(QPen(Qt::black, 2));
-            p.drawRect(box.adjusted(1, 1, -1, -1));
+            p.drawRect(QRectF(box).adjusted(1, 1, -1, -1));
         }
         if (labels && box.width() > minLabelBoxPx) {
             p.setPen(Qt::black);
-            const QRectF inView = box.intersected(QRectF(plotLeft, box.top(), f.plotWidthPx(), box.height()));
+            const QRect inView = box.intersected(QRect(f.labelWidthPx, box.top(), f.plotWidthPx(), box.height()));
             p.drawText(inView.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                       label(e->name, metrics, static_cast<int>(inView.width()) - 4));
+                       label(e->name, metrics, inView.width() - 4));
         }
     }
-    // One tick per pixel column: a whole-run frame holds thousands of instants per row.
-    std::vector<QLineF> ticks;
-    std::vector<bool> ticked(static_cast<std::size_t>(f.plotWidthPx()) + 6);
-    auto tick = [&](model::TimeNs t) {
-        const double x = xOf(t);
-        const auto column = static_cast<std::size_t>(std::max(0.0, x - plotLeft + 2.0));
-        if (column < ticked.size() && !ticked[column]) {
-            ticked[column] = true;
-            ticks.emplace_back(x, top, x, top + row.heightPx - 1);
-        }
-    };
-    for (const model::Instant& i : slice.instants)
-        tick(i.timeNs);
-    for (const storage::InstantCell& c : slice.instantCells)
-        tick(c.firstNs);
-    p.setPen(QColor(0x30, 0x30, 0x30));
-    p.drawLines(ticks.data(), static_cast<int>(ticks.size()));
 }
 
 QString TimelineRenderer::label(model::StringId name, const QFontMetrics& metrics, int widthPx) const
@@ -285,7 +283,9 @@ void TimelineRenderer::paintLabels(QPainter& p, const TimelineFrame& f) const
     if (f.labelWidthPx <= 0)
         return;
     p.fillRect(0, f.rulerHeightPx, f.labelWidthPx, f.heightPx - f.rulerHeightPx, QColor(0xfa, 0xfa, 0xfa));
-    const QFontMetrics metrics(p.font());
+    const QFont normal = p.font();
+    QFont bold = normal;
+    bold.setBold(true);
     for (const TimelineRow& row : m_layout.rows) {
         const int top = f.rowTop(row);
         if (top + row.heightPx < f.rulerHeightPx || top >= f.heightPx)
@@ -300,16 +300,17 @@ void TimelineRenderer::paintLabels(QPainter& p, const TimelineFrame& f) const
             p.setPen(QColor(0xe0, 0xe0, 0xe0));
             p.drawLine(0, top + row.heightPx + 1, f.widthPx, top + row.heightPx + 1);
         }
-        QFont font = p.font();
-        font.setBold(row.group);
-        p.setFont(font);
+        p.setFont(row.group ? bold : normal);
         p.setPen(Qt::black);
         const int x = indentPx + (row.group ? 14 : 0);
-        p.drawText(QRect(x, top, f.labelWidthPx - x - 4, std::min(row.heightPx, 16)), Qt::AlignVCenter | Qt::AlignLeft,
-                   metrics.elidedText(QString::fromStdString(row.label), Qt::ElideRight, f.labelWidthPx - x - 4));
-        font.setBold(false);
-        p.setFont(font);
+        const int width = f.labelWidthPx - x - 4;
+        // Eliding lays the text out: once per label and width, not every frame.
+        auto [it, inserted] = m_elidedLabels.try_emplace({row.label, width, row.group});
+        if (inserted)
+            it->second = QFontMetrics(p.font()).elidedText(QString::fromStdString(row.label), Qt::ElideRight, width);
+        p.drawText(QRect(x, top, width, std::min(row.heightPx, 16)), Qt::AlignVCenter | Qt::AlignLeft, it->second);
     }
+    p.setFont(normal);
 }
 
 void TimelineRenderer::paint(QPainter& p, const TimelineFrame& f, const TimelineData& data,
