@@ -20,9 +20,10 @@ namespace {
 /// Paints `draw` straight onto an image (the pixel path) and through a QPicture replayed
 /// onto an image (the vector path).
 template<typename Draw>
-std::pair<QImage, QImage> bothWays(QSize size, Draw draw)
+std::pair<QImage, QImage> bothWays(QSize size, Draw draw, int devicePixelRatio = 1)
 {
-    QImage direct(size, QImage::Format_RGB32);
+    QImage direct(size * devicePixelRatio, QImage::Format_RGB32);
+    direct.setDevicePixelRatio(devicePixelRatio);
     direct.fill(Qt::white);
     {
         QPainter p(&direct);
@@ -33,7 +34,8 @@ std::pair<QImage, QImage> bothWays(QSize size, Draw draw)
         QPainter p(&picture);
         draw(p);
     }
-    QImage replayed(size, QImage::Format_RGB32);
+    QImage replayed(size * devicePixelRatio, QImage::Format_RGB32);
+    replayed.setDevicePixelRatio(devicePixelRatio);
     replayed.fill(Qt::white);
     {
         QPainter p(&replayed);
@@ -62,19 +64,22 @@ TEST_CASE("a row canvas draws the same pixels as QPainter boxes", "[gui][timelin
     for (int i = 0; i < 2000; ++i)
         boxes.emplace_back(QRect(coordinate(random), coordinate(random) / 4, extent(random) / 8 + 1, extent(random)),
                            qRgb(random() % 256, random() % 256, random() % 256));
-    QImage buffer;
-    bool usedPixels = false;
-    const auto [direct, replayed] = bothWays(QSize(400, 120), [&](QPainter& p) {
-        views::RowCanvas canvas(p, QRect(10, 5, 380, 100), buffer);
-        usedPixels = usedPixels || canvas.pixels();
-        for (const auto& [box, color] : boxes)
-            canvas.fill(box, color);
-    });
-    CHECK(usedPixels);  // the image took the pixel path, the picture the QPainter one
-    // The vector path draws nothing where nothing was filled; the pixel path paints the
-    // row white there, like the frame under it.
-    CHECK(differingPixels(direct, replayed) == 0);
-    CHECK(direct.pixel(5, 50) == qRgb(255, 255, 255));  // outside the row: untouched
+    for (const int ratio : {1, 2}) {  // a plain screen or image, and a HiDPI one
+        QImage buffer;
+        bool usedPixels = false;
+        const auto [direct, replayed] = bothWays(QSize(400, 120), [&](QPainter& p) {
+            views::RowCanvas canvas(p, QRect(10, 5, 380, 100), buffer);
+            usedPixels = usedPixels || canvas.pixels();
+            for (const auto& [box, color] : boxes)
+                canvas.fill(box, color);
+        }, ratio);
+        INFO("device pixel ratio " << ratio);
+        CHECK(usedPixels);  // the image took the pixel path, the picture the QPainter one
+        // The vector path draws nothing where nothing was filled; the pixel path paints
+        // the row white there, like the frame under it.
+        CHECK(differingPixels(direct, replayed) == 0);
+        CHECK(direct.pixel(5, 50) == qRgb(255, 255, 255));  // outside the row: untouched
+    }
 }
 
 TEST_CASE("a whole-run timeline frame is the same through pixels and through vectors", "[gui][timeline][canvas]")
