@@ -69,6 +69,9 @@ MainWindow::MainWindow(std::unique_ptr<storage::StoreReader> store, QWidget* par
     setAcceptDrops(true);
     m_timeline = new views::TimelineWidget(*m_store, this);
     setCentralWidget(m_timeline);
+    // The right docks run down to the status bar, so docks below the timeline (the counter
+    // charts on its time axis) are exactly as wide as it.
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     resize(1400, 860);
     buildDocks();
     buildToolbar();
@@ -159,6 +162,7 @@ void MainWindow::buildDocks()
         connect(m_timeline, &views::TimelineWidget::windowChanged, m_counters, &views::CounterChartsPanel::setWindow);
         connect(m_timeline, &views::TimelineWidget::cursorMoved, m_counters, &views::CounterChartsPanel::setCursor);
         m_counters->setWindow(m_timeline->window());
+        m_counters->alignTo(m_timeline);
     }
     buildAnalysisDocks();
 }
@@ -179,9 +183,13 @@ void MainWindow::buildAnalysisDocks()
         if (auto* dock = findChild<QDockWidget*>(QString::fromLatin1(name)))
             tabifyDockWidget(efficiencyDock, dock);
     }
-    efficiencyDock->raise();
-    // The timeline keeps most of the height until the user (or saved state) says otherwise.
-    resizeDocks({efficiencyDock}, {height() / 4}, Qt::Vertical);
+    // Counter charts, when the store has counters, come first: they share the timeline's
+    // time axis and read best right under it. The timeline keeps most of the height until
+    // the user (or saved state) says otherwise.
+    auto* countersDock = findChild<QDockWidget*>(QStringLiteral("counters"));
+    QDockWidget* front = countersDock ? countersDock : efficiencyDock;
+    front->raise();
+    resizeDocks({front}, {height() / (countersDock ? 3 : 4)}, Qt::Vertical);
     // A worker's row shows only that worker's tracks on the timeline.
     connect(m_efficiency, &views::EfficiencyPanel::workerActivated, this,
             [this](const QString& name, const std::vector<model::TrackId>& tracks) {

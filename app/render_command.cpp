@@ -206,6 +206,8 @@ int renderCommand(const Args& args, int argc, char** argv)
         main.efficiency()->waitForReports();
         main.analyzer()->waitForProfile();
         main.overview()->grabStrip();
+        if (main.counters())
+            main.counters()->waitForData();
         QApplication::processEvents();
         views::saveWidgetPicture(out, main, scale);
     } else if (view == "metrics") {

@@ -1,20 +1,19 @@
 #include "views/counter_charts_panel.h"
 
-#include "views/gradient_legend.h"
-#include "views/timeline_fetcher.h"
-
 #include "model/time_units.h"
+#include "views/counter_chart.h"
+#include "views/gradient_legend.h"
+#include "views/time_ticks.h"
+#include "views/timeline_fetcher.h"
+#include "views/timeline_widget.h"
 
-#include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
 #include <QHeaderView>
-#include <QLineSeries>
 #include <QScrollArea>
-#include <QSplitter>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
-#include <QValueAxis>
 
 #include <algorithm>
 #include <map>
@@ -23,29 +22,9 @@ namespace strata::views {
 
 namespace {
 
-constexpr int kChartHeightPx = 150;
+constexpr int kChooserHeightPx = 180;
 
-QString valueText(double v)
-{
-    return QString::number(v, 'g', 4);
-}
-
-} // namespace
-
-struct CounterChartsPanel::Chart
-{
-    model::TrackId track = model::kNoTrack;
-    QString name;
-    QChartView* view = nullptr;
-    QChart* chart = nullptr;
-    QLineSeries* lower = nullptr;
-    QLineSeries* upper = nullptr;
-    QLineSeries* mean = nullptr;
-    QLineSeries* cursor = nullptr;
-    QValueAxis* x = nullptr;
-    QValueAxis* y = nullptr;
-    CounterSeries data;
-};
+}  // namespace
 
 CounterChartsPanel::CounterChartsPanel(storage::StoreReader& store, QWidget* parent)
     : QWidget(parent)
@@ -53,32 +32,51 @@ CounterChartsPanel::CounterChartsPanel(storage::StoreReader& store, QWidget* par
     , m_fetcher(std::make_unique<TimelineFetcher>(store))
     , m_window(store.span())
 {
-    auto* splitter = new QSplitter(Qt::Horizontal, this);
-    m_chooser = new QTreeWidget(splitter);
-    m_chooser->setHeaderLabel(tr("Counters"));
-    m_chooser->setMinimumWidth(160);
-    auto* scroll = new QScrollArea(splitter);
+    // The chooser sits above the charts, folded away by default: beside them it would
+    // push the plots off the timeline's time axis.
+    m_chooserButton = new QToolButton(this);
+    m_chooserButton->setCheckable(true);
+    m_chooserButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_chooserButton->setAutoRaise(true);
+    m_chooser = new QTreeWidget(this);
+    m_chooser->setHeaderHidden(true);
+    m_chooser->setMaximumHeight(kChooserHeightPx);
+    m_chooser->hide();
+    connect(m_chooserButton, &QToolButton::toggled, this, [this](bool on) {
+        m_chooser->setVisible(on);
+        updateChooserButton();
+    });
+    auto* scroll = new QScrollArea(this);
+    scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidgetResizable(true);
-    auto* chartsHost = new QWidget(scroll);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // The vertical scroll bar goes on the left, over the y axes' column: on the right it
+    // would cut the plots short of the timeline's right edge.
+    scroll->setLayoutDirection(Qt::RightToLeft);
+    auto* chartsHost = m_chartsHost = new QWidget(scroll);
+    chartsHost->setBackgroundRole(QPalette::Base);  // the charts' white, titles included
+    chartsHost->setAutoFillBackground(true);
+    chartsHost->setLayoutDirection(Qt::LeftToRight);
     m_chartsLayout = new QVBoxLayout(chartsHost);
     m_chartsLayout->setContentsMargins(0, 0, 0, 0);
     m_chartsLayout->setSpacing(0);
-    m_chartsLayout->addStretch(1);
     scroll->setWidget(chartsHost);
-    splitter->setStretchFactor(0, 0);
-    splitter->setStretchFactor(1, 1);
-    splitter->setSizes({200, 1000});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(splitter);
+    layout->setSpacing(0);
+    layout->addWidget(m_chooserButton, 0, Qt::AlignLeft);
+    layout->addWidget(m_chooser);
+    layout->addWidget(scroll, 1);
     m_gradient = new GradientLegend(this);
     layout->addWidget(m_gradient);
 
-    connect(m_fetcher.get(), &TimelineFetcher::ready, this, &CounterChartsPanel::applyData, Qt::QueuedConnection);
+    connect(m_fetcher.get(), &TimelineFetcher::ready, this, &CounterChartsPanel::applyData,
+        Qt::QueuedConnection);
     connect(m_chooser, &QTreeWidget::itemChanged, this, &CounterChartsPanel::onItemChanged);
 
     const auto all = counterTracks(store);
-    m_counters.assign(all.begin(), all.begin() + std::min<std::ptrdiff_t>(kDefaultCharts, std::ssize(all)));
+    m_counters.assign(
+        all.begin(), all.begin() + std::min<std::ptrdiff_t>(kDefaultCharts, std::ssize(all)));
     buildChooser();
     rebuildCharts();
 }
@@ -115,12 +113,16 @@ void CounterChartsPanel::buildChooser()
         QTreeWidgetItem*& group = groups[parent];
         if (!group) {
             group = new QTreeWidgetItem(m_chooser);
-            group->setText(0, parent == model::kNoTrack ? tr("(top)") : QString::fromStdString(tree.path(parent)));
+            group->setText(0,
+                parent == model::kNoTrack ? tr("(top)")
+                                          : QString::fromStdString(tree.path(parent)));
             group->setExpanded(true);
         }
         auto* item = new QTreeWidgetItem(group);
         const model::TrackInfo& info = tree.track(t);
-        item->setText(0, QString::fromStdString(info.unit.empty() ? info.name : info.name + " (" + info.unit + ")"));
+        item->setText(0,
+            QString::fromStdString(
+                info.unit.empty() ? info.name : info.name + " (" + info.unit + ")"));
         item->setData(0, Qt::UserRole, static_cast<qulonglong>(t));
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         const bool on = std::find(m_counters.begin(), m_counters.end(), t) != m_counters.end();
@@ -128,6 +130,14 @@ void CounterChartsPanel::buildChooser()
     }
     m_chooser->expandAll();
     m_updatingChooser = false;
+    updateChooserButton();
+}
+
+void CounterChartsPanel::updateChooserButton()
+{
+    m_chooserButton->setArrowType(m_chooserButton->isChecked() ? Qt::DownArrow : Qt::RightArrow);
+    m_chooserButton->setText(
+        tr("Counters: %1 of %2 charted").arg(m_counters.size()).arg(counterTracks(m_store).size()));
 }
 
 void CounterChartsPanel::onItemChanged(QTreeWidgetItem* item)
@@ -141,7 +151,8 @@ void CounterChartsPanel::onItemChanged(QTreeWidgetItem* item)
         // Keep the tree's order among the charts.
         const auto all = counterTracks(m_store);
         counters.push_back(track);
-        std::ranges::sort(counters, {}, [&](model::TrackId t) { return std::ranges::find(all, t) - all.begin(); });
+        std::ranges::sort(counters, {},
+            [&](model::TrackId t) { return std::ranges::find(all, t) - all.begin(); });
     }
     setCounters(std::move(counters));
 }
@@ -158,81 +169,119 @@ void CounterChartsPanel::setCounters(std::vector<model::TrackId> tracks)
 
 void CounterChartsPanel::rebuildCharts()
 {
-    for (auto& c : m_charts)
-        delete c->view;
+    for (CounterChart* c : m_charts)
+        delete c;
     m_charts.clear();
     const model::ResourceTree& tree = m_store.resources();
     for (const model::TrackId t : m_counters) {
-        auto c = std::make_unique<Chart>();
-        c->track = t;
         const model::TrackInfo& info = tree.track(t);
-        c->name = QString::fromStdString(info.unit.empty() ? info.name : info.name + " (" + info.unit + ")");
-        c->chart = new QChart();
-        c->chart->legend()->hide();
-        c->chart->setMargins(QMargins(4, 2, 4, 2));
-        c->chart->setBackgroundRoundness(0);
-        c->lower = new QLineSeries();
-        c->upper = new QLineSeries();
-        auto* envelope = new QAreaSeries(c->upper, c->lower);
-        QColor fill(0x3b, 0x7d, 0xd8, 70);
-        envelope->setBrush(fill);
-        envelope->setPen(QPen(QColor(0x3b, 0x7d, 0xd8, 120), 1));
-        c->mean = new QLineSeries();
-        c->mean->setPen(QPen(QColor(0x1a, 0x4a, 0x8c), 1.5));
-        c->cursor = new QLineSeries();
-        c->cursor->setPen(QPen(QColor(0xd0, 0x20, 0x20), 1));
-        c->x = new QValueAxis();
-        c->x->setLabelFormat("%.6g");
+        const QString name = QString::fromStdString(
+            info.unit.empty() ? info.name : info.name + " (" + info.unit + ")");
         // The stack shares one time axis: only the bottom chart labels it.
-        const bool bottom = t == m_counters.back();
-        c->x->setLabelsVisible(bottom);
-        c->x->setTitleVisible(bottom);
-        c->y = new QValueAxis();
-        c->y->setLabelFormat("%.4g");
-        c->chart->addAxis(c->x, Qt::AlignBottom);
-        c->chart->addAxis(c->y, Qt::AlignLeft);
-        for (QAbstractSeries* s : {static_cast<QAbstractSeries*>(envelope), static_cast<QAbstractSeries*>(c->mean),
-                                   static_cast<QAbstractSeries*>(c->cursor)}) {
-            c->chart->addSeries(s);
-            s->attachAxis(c->x);
-            s->attachAxis(c->y);
-        }
-        c->chart->setTitle(c->name);
-        c->view = new QChartView(c->chart);
-        c->view->setRenderHint(QPainter::Antialiasing);
-        c->view->setMinimumHeight(kChartHeightPx);
-        m_chartsLayout->insertWidget(m_chartsLayout->count() - 1, c->view);
-        m_charts.push_back(std::move(c));
+        auto* chart = new CounterChart(t, name, t == m_counters.back(), m_chartsHost);
+        chart->view()->installEventFilter(this);  // its plot realigns when it resizes
+        m_chartsLayout->addWidget(chart);
+        m_charts.push_back(chart);
     }
+    alignPlots();
     setWindow(m_window);
-    m_fetcher->request({m_counters, m_window, plotWidthPx()});
+    m_fetcher->request({ m_counters, m_window, plotWidthPx() });
     applyData();
 }
 
 std::vector<QChart*> CounterChartsPanel::charts() const
 {
     std::vector<QChart*> out;
-    for (const auto& c : m_charts)
-        out.push_back(c->chart);
+    for (const CounterChart* c : m_charts)
+        out.push_back(c->chart());
     return out;
 }
 
 const CounterSeries* CounterChartsPanel::series(model::TrackId track) const
 {
-    for (const auto& c : m_charts)
-        if (c->track == track)
-            return &c->data;
+    for (const CounterChart* c : m_charts)
+        if (c->track() == track)
+            return &c->data();
     return nullptr;
 }
 
 int CounterChartsPanel::plotWidthPx() const
 {
-    if (!m_charts.empty()) {
-        const int w = static_cast<int>(m_charts.front()->chart->plotArea().width());
-        if (w >= 16)
-            return w;
+    if (m_plotWidthPx >= 16)
+        return m_plotWidthPx;
+    return std::max(64, width() - TimelineFrame {}.labelWidthPx);  // not laid out yet
+}
+
+void CounterChartsPanel::alignTo(TimelineWidget* timeline)
+{
+    for (const QPointer<QObject>& o : m_watched)
+        if (o)
+            o->removeEventFilter(this);
+    m_watched.clear();
+    m_timeline = timeline;
+    if (timeline) {
+        // The timeline's data area moves on screen when the timeline or this panel does
+        // (docks dragged, splitters moved): watch both, and every ancestor of the panel.
+        m_watched.emplace_back(timeline);
+        for (QWidget* w = parentWidget(); w; w = w->parentWidget())
+            m_watched.emplace_back(w);
+        for (const QPointer<QObject>& o : m_watched)
+            o->installEventFilter(this);
     }
-    return std::max(64, width() - 280);  // not laid out yet: chooser and y axis aside
+    alignPlots();
+}
+
+bool CounterChartsPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() == QEvent::Resize || event->type() == QEvent::Move
+        || event->type() == QEvent::Show)
+        scheduleAlign();
+    return QWidget::eventFilter(watched, event);
+}
+
+void CounterChartsPanel::scheduleAlign()
+{
+    // Filters see a resize before the widget handles it (a chart view resizes its chart
+    // afterwards), and one drag moves several widgets: align once, when all have settled.
+    if (m_alignPending)
+        return;
+    m_alignPending = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            m_alignPending = false;
+            alignPlots();
+        },
+        Qt::QueuedConnection);
+}
+
+void CounterChartsPanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    scheduleAlign();
+}
+
+void CounterChartsPanel::alignPlots()
+{
+    // The x-range, in this panel's coordinates, of the timeline's data area
+    // (TimelineFrame::xOf maps the window onto [labelWidthPx, widthPx)).
+    TimelineFrame frame;
+    frame.widthPx = width();
+    QPoint origin;
+    if (m_timeline) {
+        frame = m_timeline->frame();
+        origin = mapFromGlobal(m_timeline->mapToGlobal(QPoint(0, 0)));
+    }
+    const double left = origin.x() + frame.labelWidthPx;
+    const double right = origin.x() + frame.widthPx;
+    int plotWidth = 0;
+    for (CounterChart* c : m_charts)
+        plotWidth = std::max(plotWidth, c->placePlot(left, right, this));
+    if (plotWidth != m_plotWidthPx && plotWidth > 0) {
+        m_plotWidthPx = plotWidth;
+        updateTimeAxes();
+        requestData();
+    }
 }
 
 void CounterChartsPanel::setWindow(model::TimeRange window)
@@ -240,48 +289,44 @@ void CounterChartsPanel::setWindow(model::TimeRange window)
     if (window.empty())
         return;
     m_window = window;
-    const QString span = QStringLiteral("time (ns from the trace's start): %1 wide from %2")
-                             .arg(QString::fromStdString(model::formatDuration(window.durationNs())),
-                                  QString::fromStdString(model::formatTimestamp(window.startNs, window.durationNs() / 1000)));
-    for (auto& c : m_charts) {
-        c->x->setRange(static_cast<double>(window.startNs), static_cast<double>(window.endNs));
-        c->x->setTitleText(span);
-        updateCursor(*c);
-    }
+    updateTimeAxes();
     requestData();
+}
+
+void CounterChartsPanel::updateTimeAxes()
+{
+    // The ruler's ticks at the ruler's step, for the same plot width.
+    const std::vector<TimeTick> ticks = timeTicks(m_window, plotWidthPx());
+    const QString title =
+        tr("time from the trace's start (window %1 wide)")
+            .arg(QString::fromStdString(model::formatDuration(m_window.durationNs())));
+    for (CounterChart* c : m_charts)
+        c->setTimeAxis(m_window, ticks, title);
 }
 
 void CounterChartsPanel::setCursor(model::TimeNs timeNs)
 {
     m_cursor = timeNs;
-    for (auto& c : m_charts)
-        updateCursor(*c);
-}
-
-void CounterChartsPanel::updateCursor(Chart& c)
-{
-    if (!m_cursor || *m_cursor < m_window.startNs || *m_cursor > m_window.endNs) {
-        c.cursor->clear();
-        return;
-    }
-    const double x = static_cast<double>(*m_cursor);
-    c.cursor->replace(QList<QPointF>{{x, c.y->min()}, {x, c.y->max()}});
+    for (CounterChart* c : m_charts)
+        c->setCursor(m_cursor);
 }
 
 void CounterChartsPanel::requestData()
 {
     if (!m_counters.empty())
-        m_fetcher->request({m_counters, m_window, plotWidthPx()});
+        m_fetcher->request({ m_counters, m_window, plotWidthPx() });
 }
 
 void CounterChartsPanel::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
+    scheduleAlign();
     requestData();
 }
 
 void CounterChartsPanel::waitForData()
 {
+    alignPlots();
     requestData();  // the plot width is known once laid out
     m_fetcher->waitUntilIdle();
     applyData();
@@ -295,27 +340,11 @@ void CounterChartsPanel::setKernelMetric(std::shared_ptr<const KernelMetricColor
 void CounterChartsPanel::applyData()
 {
     const auto answer = m_fetcher->latest();
-    for (auto& c : m_charts) {
-        const storage::TrackSlice* slice = answer->slice(c->track);
-        if (!slice)
-            continue;
-        c->data = counterSeries(*slice, m_store.grid(), m_window, m_store.summary(c->track).lastNs);
-        c->lower->replace(c->data.minPoints);
-        c->upper->replace(c->data.maxPoints);
-        c->mean->replace(c->data.meanPoints);
-        double lo = c->data.minValue, hi = c->data.maxValue;
-        if (hi <= lo) {
-            lo -= 1;
-            hi += 1;
-        }
-        const double pad = (hi - lo) * 0.05;
-        c->y->setRange(lo - pad, hi + pad);
-        c->chart->setTitle(c->data.empty() ? c->name
-                                           : QStringLiteral("%1   [%2 … %3]%4")
-                                                 .arg(c->name, valueText(c->data.minValue), valueText(c->data.maxValue),
-                                                      c->data.exact ? QString() : tr("  (per-pixel min/mean/max)")));
-        updateCursor(*c);
+    for (CounterChart* c : m_charts) {
+        if (const storage::TrackSlice* slice = answer->slice(c->track()))
+            c->setData(counterSeries(
+                *slice, m_store.grid(), m_window, m_store.summary(c->track()).lastNs));
     }
 }
 
-} // namespace strata::views
+}  // namespace strata::views

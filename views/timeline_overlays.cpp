@@ -45,15 +45,14 @@ void TimelineRenderer::paintCounter(QPainter& p, const TimelineFrame& f, const T
     auto column = [&](model::TimeNs t) {
         return static_cast<int>(std::clamp(std::floor(f.xOf(t) - f.labelWidthPx), -1.0, double(width)));
     };
-    // Step function: each value holds until the next one; the window's last one holds to
-    // its edge unless it is the track's last sample.
-    const model::TimeNs lastSampleNs = m_store.summary(row.track).lastNs;
+    // Step function: each value holds until the next one, the last to the track's last
+    // sample (as the counter charts draw it: the next sample may lie past the window).
+    const int lastColumn = std::min(width - 1, column(m_store.summary(row.track).lastNs));
     auto fillSteps = [&](const auto& items, auto time, auto range) {
         for (auto it = items.begin(); it != items.end(); ++it) {
             const auto next = std::next(it);
             const int x0 = std::max(0, column(time(*it)));
-            const int lastX = time(*it) < lastSampleNs ? width - 1 : x0;
-            const int x1 = next == items.end() ? lastX : std::min(width - 1, column(time(*next)));
+            const int x1 = next == items.end() ? std::max(x0, lastColumn) : std::min(width - 1, column(time(*next)));
             const auto [mn, mx] = range(*it);
             for (int x = x0; x <= x1; ++x)
                 put(x, mn, mx);

@@ -1,6 +1,7 @@
 #include "views/timeline_renderer.h"
 
 #include "views/row_canvas.h"
+#include "views/time_ticks.h"
 
 #include <QFontMetrics>
 
@@ -18,18 +19,6 @@ using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t)
 {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
-/// A "nice" tick step (1, 2 or 5 times a power of ten ns) giving ~`targetPx` per tick.
-model::TimeNs tickStep(double nsPerPx, int targetPx)
-{
-    const double raw = nsPerPx * targetPx;
-    double step = std::pow(10.0, std::floor(std::log10(std::max(raw, 1.0))));
-    for (const double m : {1.0, 2.0, 5.0, 10.0}) {
-        if (step * m >= raw)
-            return std::max<model::TimeNs>(1, static_cast<model::TimeNs>(step * m));
-    }
-    return static_cast<model::TimeNs>(step * 10);
 }
 
 QString qtext(std::string_view s)
@@ -93,18 +82,12 @@ void TimelineRenderer::setLayoutOptions(const LayoutOptions& options)
 
 void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& f) const
 {
-    // Like Perfetto: the first tick gets its full time, the others an offset from it,
-    // so labels stay short however deep into the run the window is.
     p.fillRect(0, 0, f.widthPx, f.rulerHeightPx, QColor(0xf2, 0xf2, 0xf2));
-    const double nsPerPx = 1.0 / f.pxPerNs();
-    const model::TimeNs step = tickStep(nsPerPx, 110);
-    const model::TimeNs first = model::floorDiv(f.window.startNs, step) * step + step;
     p.setPen(QColor(0x55, 0x55, 0x55));
-    for (model::TimeNs t = first; t < f.window.endNs; t += step) {
-        const int x = static_cast<int>(std::lround(f.xOf(t)));
+    for (const TimeTick& tick : timeTicks(f.window, f.plotWidthPx())) {
+        const int x = static_cast<int>(std::lround(f.xOf(tick.timeNs)));
         p.drawLine(x, f.rulerHeightPx - 6, x, f.rulerHeightPx);
-        const std::string label = t == first ? model::formatTimestamp(t, step) : "+" + model::formatDuration(t - first);
-        p.drawText(x + 3, f.rulerHeightPx - 8, QString::fromStdString(label));
+        p.drawText(x + 3, f.rulerHeightPx - 8, QString::fromStdString(tick.label));
     }
     p.drawText(QRect(4, 0, f.labelWidthPx - 8, f.rulerHeightPx), Qt::AlignVCenter | Qt::AlignLeft,
                QStringLiteral("%1 wide").arg(QString::fromStdString(model::formatDuration(f.window.durationNs()))));
