@@ -10,6 +10,10 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 
+#include "model/value_units.h"
+
+#include <cmath>
+
 namespace strata::views {
 
 namespace {
@@ -18,7 +22,28 @@ constexpr int kChartHeightPx = 120;
 
 QString valueText(double v)
 {
-    return QString::number(v, 'g', 4);
+    return QString::fromStdString(model::formatQuantity(v, {}));  // "4.866G", not "4.866e+09"
+}
+
+/// A value axis covering [lo, hi] with ticks every 1, 2, 2.5 or 5 x 10^k.
+struct NiceAxis
+{
+    double lo = 0, hi = 1;
+    int ticks = 2;
+};
+
+NiceAxis niceAxis(double lo, double hi, int maxTicks)
+{
+    const double span = hi - lo;
+    for (double magnitude = std::pow(10.0, std::floor(std::log10(span / (maxTicks - 1))));; magnitude *= 10) {
+        for (const double mantissa : { 1.0, 2.0, 2.5, 5.0 }) {
+            const double step = mantissa * magnitude;
+            const double first = std::floor(lo / step) * step, last = std::ceil(hi / step) * step;
+            const int ticks = static_cast<int>(std::lround((last - first) / step)) + 1;
+            if (ticks <= maxTicks)
+                return { first, last, std::max(2, ticks) };
+        }
+    }
 }
 
 }  // namespace
@@ -87,8 +112,11 @@ void CounterChart::setData(CounterSeries data)
         lo -= 1;
         hi += 1;
     }
-    const double pad = (hi - lo) * 0.05;
-    m_y->setRange(lo - pad, hi + pad);
+    // Ticks on round values (0, 10, 20 rather than 1.65, 11.55, 21.45), at most four:
+    // Qt Charts leaves each y label a tick's share of the height, or elides it to "...".
+    const NiceAxis axis = niceAxis(lo, hi, 4);
+    m_y->setRange(axis.lo, axis.hi);
+    m_y->setTickCount(axis.ticks);
     m_title->setText(m_data.empty()
             ? m_name
             : QStringLiteral("%1 [%2 … %3]%4")

@@ -91,10 +91,13 @@ void TimelineRenderer::paintCounter(QPainter& p, const TimelineFrame& f, const T
             canvas.fill(QRect(f.labelWidthPx + x, yHigh, 1, yLow - yHigh + 1), color);
         }
     }
-    // The row's value range, on a plate so it stays legible over a busy envelope.
+    // The row's value range, on a plate so it stays legible over a busy envelope (not in
+    // rows too low for it, as in the overview strip).
+    const QFontMetrics metrics(p.font());
+    if (row.heightPx < metrics.height() + 4)
+        return;
     const QString range = QString::fromStdString(
         model::formatQuantity(vmin, info.unit) + " .. " + model::formatQuantity(vmax, info.unit));
-    const QFontMetrics metrics(p.font());
     const QRectF plate(f.labelWidthPx + 2, top, metrics.horizontalAdvance(range) + 6, metrics.height());
     p.fillRect(plate, QColor(255, 255, 255, 200));
     p.setPen(QColor(0x20, 0x20, 0x20));
