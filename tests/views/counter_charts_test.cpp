@@ -129,8 +129,8 @@ void checkChartMatchesStore(storage::StoreReader& store, views::CounterChartsPan
     CHECK(series->minValue <= lo);
     CHECK(series->maxValue >= hi);
     auto* y = qobject_cast<QValueAxis*>(chart->axes(Qt::Vertical).at(0));
-    CHECK(y->min() < series->minValue);
-    CHECK(y->max() > series->maxValue);
+    CHECK(y->min() <= series->minValue);  // the axis, on round values, holds the data
+    CHECK(y->max() >= series->maxValue);
 }
 
 TEST_CASE("counter charts draw the store's samples for the window (NVML log)", "[gui][counters][real]")
