@@ -1,5 +1,6 @@
 #include "app/arg_parser.h"
 #include "app/commands.h"
+#include "bench/flame_bench.h"
 #include "bench/store_bench.h"
 #include "model/json_text.h"
 
@@ -33,7 +34,7 @@ void printProgress(const bench::Metric& m)
 
 int benchCommand(const Args& args)
 {
-    ArgParser p(args, {"--events", "--queries"}, {"--quick", "--json", "--no-ingest"});
+    ArgParser p(args, {"--events", "--queries"}, {"--quick", "--json", "--no-ingest", "--flame"});
     bench::BenchOptions options;
     options.quick = p.flag("--quick");
     if (p.value("--events"))
@@ -41,7 +42,11 @@ int benchCommand(const Args& args)
     options.queries = static_cast<int>(p.integer("--queries", 400, 10, 100000));
     options.ingest = !p.flag("--no-ingest");
     const bool json = p.flag("--json");
-    const auto metrics = bench::runStoreBench(options, json ? printJsonLine : printProgress);
+    const auto metrics = p.flag("--flame")
+        ? bench::runFlameBench({options.eventCounts.empty() ? 10'000'000 : options.eventCounts.front(),
+                                p.value("--queries") ? options.queries : 40},
+                               json ? printJsonLine : printProgress)
+        : bench::runStoreBench(options, json ? printJsonLine : printProgress);
     if (json)
         return kExitOk;
     // The readable table: one row per metric, one column per case.

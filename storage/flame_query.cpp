@@ -66,6 +66,15 @@ std::vector<model::TrackId> requestedTracks(const StoreReader& reader, const Fla
     return all;
 }
 
+/// Events of `track` in `window` if they were spread evenly over the track's span.
+double eventsInWindow(const StoreReader& reader, model::TrackId track, TimeRange window)
+{
+    const TrackSummary& s = reader.summary(track);
+    const auto events = static_cast<double>(s.samples > 0 ? s.samples : s.intervals);
+    const TimeNs overlap = std::min(window.endNs, s.lastNs + 1) - std::max(window.startNs, s.firstNs);
+    return overlap <= 0 ? 0 : events * static_cast<double>(overlap) / static_cast<double>(s.lastNs + 1 - s.firstNs);
+}
+
 } // namespace
 
 std::vector<model::TrackId> flameSourceTracks(const StoreReader& reader, const FlameRequest& request)
@@ -139,8 +148,9 @@ model::FlameTree buildFlameTree(StoreReader& reader, const FlameRequest& request
     PathWeights weights;
     std::vector<model::FlameNodeId> stackMemo;
     for (model::TrackId t : tracks) {
-        const std::optional<FlameLevelRange> levels
-            = request.usePyramid ? reader.flameLevels(t) : std::nullopt;
+        const bool worthIt = request.usePyramid
+            && eventsInWindow(reader, t, window) >= static_cast<double>(request.exactBelowEvents);
+        const std::optional<FlameLevelRange> levels = worthIt ? reader.flameLevels(t) : std::nullopt;
         const FlameWindowPlan plan = levels ? planFlameWindow(reader.grid(), *levels, window)
                                             : FlameWindowPlan{{}, {window}};
         // Exact parts and, for intervals, the events too long for each run's buckets

@@ -23,7 +23,8 @@
 // that level's buckets (at least a bucket long each, so few), clipped to the run. A
 // whole-run flame graph of 10^8 samples thus reads a few hundred stored trees and the
 // events of two fine buckets. Tracks without a pyramid (older stores, small tracks,
-// improper nesting) read every sample or interval of the window.
+// improper nesting) read every sample or interval of the window, and so does a track
+// whose window holds few events (FlameRequest::exactBelowEvents).
 //
 // What the pyramid gives equals the exact walk: sample buckets partition samples by
 // time, and interval buckets hold each interval's time clipped to the bucket exactly as
@@ -48,6 +49,9 @@ struct FlameRequest
     model::TimeNs endNs = 0;
     model::FlameOrder order = model::FlameOrder::ByName;
     bool usePyramid = true;  ///< false: walk every event (benchmarks, tests)
+    /// A track whose window holds fewer events than this (estimated from its event count
+    /// and span) is walked exactly: merging buckets would cost more.
+    std::int64_t exactBelowEvents = 16384;
 };
 
 /// A run of whole buckets of one flame pyramid level: buckets [firstBucket, endBucket).

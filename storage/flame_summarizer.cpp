@@ -67,24 +67,29 @@ std::size_t entryCount(const std::vector<FlameBucket>& buckets)
 }
 
 /// Builds levels `first`..top from `parts` (level `first`), adding `extra(level, parts)`
-/// before reducing each level above the first; keeps them from the first level that
-/// compresses the track's `events` enough.
+/// before reducing each level above the first. Levels are kept from the first that
+/// compresses what went into it (samples, or interval pieces) enough.
 template<typename Extra>
 std::vector<FlameLevel> buildLevels(const model::LodGrid& grid, int first, int top,
-                                    std::vector<Part> parts, std::int64_t events,
-                                    std::int64_t minCompression, Extra extra)
+                                    std::vector<Part> parts, const FlameSummaryOptions& options,
+                                    Extra extra)
 {
     std::vector<FlameLevel> levels;
     std::vector<FlameBucket> previous;
+    auto raw = static_cast<std::int64_t>(parts.size());  // contributions so far
     for (int level = first; level <= top; ++level) {
         if (level > first) {
             parts = coarsen(levels.empty() ? previous : levels.back().buckets, grid.factorLog2);
+            const std::size_t coarsened = parts.size();
             extra(level, parts);
+            raw += static_cast<std::int64_t>(parts.size() - coarsened);
         }
         std::vector<FlameBucket> buckets = reduce(parts);
         std::vector<Part>().swap(parts);
         if (!levels.empty()
-            || static_cast<std::int64_t>(entryCount(buckets)) * minCompression <= events)
+            || (!buckets.empty()
+                && static_cast<std::int64_t>(entryCount(buckets)) * options.minCompression <= raw
+                && static_cast<std::int64_t>(buckets.size()) * options.minEventsPerBucket <= raw))
             levels.push_back({level, std::move(buckets)});
         else
             previous = std::move(buckets);
@@ -180,14 +185,14 @@ FlamePyramid summarizeFlameSamples(const model::LodGrid& grid,
             buckets += b != last;
             last = b;
         }
-        if (buckets * options.minCompression <= events)
+        if (buckets * std::max(options.minCompression, options.minEventsPerBucket) <= events)
             break;
     }
     std::vector<Part> parts;
     parts.reserve(sorted.size());
     for (const model::StackSample& s : sorted)
         parts.push_back({grid.bucketOf(s.timeNs, first), s.stack, 1, s.weight});
-    out.levels = buildLevels(grid, first, top, std::move(parts), events, options.minCompression,
+    out.levels = buildLevels(grid, first, top, std::move(parts), options,
                              [](int, std::vector<Part>&) {});
     return out;
 }
@@ -219,7 +224,7 @@ FlamePyramid summarizeFlameIntervals(const model::LodGrid& grid,
     };
     std::vector<Part> parts;
     addBand(1, parts);
-    out.levels = buildLevels(grid, 1, top, std::move(parts), events, options.minCompression, addBand);
+    out.levels = buildLevels(grid, 1, top, std::move(parts), options, addBand);
     return out;
 }
 

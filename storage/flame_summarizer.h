@@ -23,8 +23,9 @@
 // (duration bands < min(k, L), L = grid.levels), which touch at most two buckets; longer
 // ones are read exactly at query time (few: at least a bucket long each). Level k+1 is
 // level k re-bucketed plus the band-k intervals, so building costs O(m log m) per level.
-// Stored levels run from the finest one whose entries are at most a quarter of the
-// track's events (finer ones would cost about what the exact events cost) to the top.
+// Stored levels run from the finest one whose entries are at most a quarter of what went
+// into them (samples, or interval pieces) and whose buckets stand for 32 of those on
+// average (finer ones would cost about what the exact events cost) to the top.
 //
 // Interval paths are only window-independent when nesting is proper, so a track where
 // an interval's enclosing interval does not contain it in time, or where an interval
@@ -74,8 +75,11 @@ struct FlameSummaryOptions
 {
     /// Tracks with fewer events get no pyramid (their exact walk is already fast).
     std::int64_t minEvents = 4096;
-    /// Levels are stored from the first whose entries are at most events / minCompression.
+    /// Levels are stored from the first whose entries are at most 1 / minCompression of
+    /// the samples or interval pieces that went into them, and whose buckets hold
+    /// minEventsPerBucket of those on average (each stored bucket costs a row and a frame).
     std::int64_t minCompression = 4;
+    std::int64_t minEventsPerBucket = 32;
 };
 
 /// The pyramid of stack samples sorted by time.

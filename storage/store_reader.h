@@ -204,6 +204,7 @@ private:
     std::optional<SqliteStatement> m_indexStmt;
     bool m_hasKernelMetrics = false;
     std::vector<std::optional<FlameLevelRange>> m_flameLevels;  ///< [track]
+    std::optional<SqliteStatement> m_flameBucketStmt;
 };
 
 } // namespace strata::storage

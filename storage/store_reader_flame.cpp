@@ -54,9 +54,15 @@ std::vector<FlameBucket> StoreReader::flameBuckets(model::TrackId track, int lev
 {
     std::lock_guard lock(m_mutex);
     std::vector<FlameBucket> out;
-    auto rows = m_db->prepare("SELECT bucket, payload FROM flame_buckets"
-                              " WHERE track = ? AND level = ? AND bucket >= ? AND bucket < ?"
-                              " ORDER BY bucket");
+    if (!m_flameLevels.at(track))
+        return out;
+    if (!m_flameBucketStmt) {
+        m_flameBucketStmt.emplace(m_db->prepare("SELECT bucket, payload FROM flame_buckets"
+                                                " WHERE track = ? AND level = ? AND bucket >= ? AND bucket < ?"
+                                                " ORDER BY bucket"));
+    }
+    SqliteStatement& rows = *m_flameBucketStmt;
+    rows.reset();
     rows.bind(1, std::int64_t(track)).bind(2, std::int64_t(level)).bind(3, firstBucket).bind(4, endBucket);
     while (rows.step()) {
         try {

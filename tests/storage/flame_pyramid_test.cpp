@@ -47,6 +47,7 @@ void build(const storage::MemoryTrace& trace, const std::filesystem::path& store
     storage::StoreBuildOptions options;
     options.flame.minEvents = 0;  // small test traces get a pyramid too,
     options.flame.minCompression = 1;  // even where it saves nothing
+    options.flame.minEventsPerBucket = 1;
     storage::StoreBuilder builder(store, options);
     trace.replayInto(builder);
     builder.finish();
@@ -58,6 +59,7 @@ model::FlameTree flame(storage::StoreReader& reader, TimeNs startNs, TimeNs endN
     request.startNs = startNs;
     request.endNs = endNs;
     request.usePyramid = pyramid;
+    request.exactBelowEvents = 0;  // small test traces: the pyramid even for few events
     return storage::buildFlameTree(reader, request);
 }
 
