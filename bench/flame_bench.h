@@ -18,6 +18,7 @@ struct FlameBenchOptions
     int queries = 40;  ///< queries per kind (the exact whole-run walk does at most 5)
 };
 
-std::vector<Metric> runFlameBench(const FlameBenchOptions& options, void (*report)(const Metric&) = nullptr);
+std::vector<Metric> runFlameBench(
+    const FlameBenchOptions& options, void (*report)(const Metric&) = nullptr);
 
-} // namespace strata::bench
+}  // namespace strata::bench

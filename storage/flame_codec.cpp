@@ -23,7 +23,7 @@ std::uint32_t id32(std::uint64_t v)
     return static_cast<std::uint32_t>(v);
 }
 
-} // namespace
+}  // namespace
 
 std::string encodeFlameBucket(const FlameBucket& bucket, int zstdLevel)
 {
@@ -95,4 +95,4 @@ model::StackTable decodeFlamePaths(std::string_view payload)
     return paths;
 }
 
-} // namespace strata::storage
+}  // namespace strata::storage

@@ -23,4 +23,4 @@ FlameBucket decodeFlameBucket(std::string_view payload);
 std::string encodeFlamePaths(const model::StackTable& paths, int zstdLevel = 3);
 model::StackTable decodeFlamePaths(std::string_view payload);
 
-} // namespace strata::storage
+}  // namespace strata::storage

@@ -27,13 +27,13 @@ std::vector<FlameBucket> reduce(std::vector<Part>& parts)
     std::vector<FlameBucket> out;
     for (const Part& p : parts) {
         if (out.empty() || out.back().bucket != p.bucket)
-            out.push_back({p.bucket, 0, {}});
+            out.push_back({ p.bucket, 0, {} });
         FlameBucket& b = out.back();
         b.samples += p.samples;
         if (!b.entries.empty() && b.entries.back().path == p.path)
             b.entries.back().weight += p.weight;
         else
-            b.entries.push_back({p.path, p.weight});
+            b.entries.push_back({ p.path, p.weight });
     }
     return out;
 }
@@ -49,9 +49,10 @@ std::vector<Part> coarsen(const std::vector<FlameBucket>& buckets, int factorLog
         std::int64_t samples = b.samples;
         constexpr std::int64_t kMaxPiece = std::numeric_limits<std::uint32_t>::max();
         for (; samples > kMaxPiece; samples -= kMaxPiece)
-            parts.push_back({up, b.entries.front().path, static_cast<std::uint32_t>(kMaxPiece), 0});
+            parts.push_back(
+                { up, b.entries.front().path, static_cast<std::uint32_t>(kMaxPiece), 0 });
         for (const FlameEntry& e : b.entries) {
-            parts.push_back({up, e.path, static_cast<std::uint32_t>(samples), e.weight});
+            parts.push_back({ up, e.path, static_cast<std::uint32_t>(samples), e.weight });
             samples = 0;
         }
     }
@@ -71,8 +72,7 @@ std::size_t entryCount(const std::vector<FlameBucket>& buckets)
 /// compresses what went into it (samples, or interval pieces) enough.
 template<typename Extra>
 std::vector<FlameLevel> buildLevels(const model::LodGrid& grid, int first, int top,
-                                    std::vector<Part> parts, const FlameSummaryOptions& options,
-                                    Extra extra)
+    std::vector<Part> parts, const FlameSummaryOptions& options, Extra extra)
 {
     std::vector<FlameLevel> levels;
     std::vector<FlameBucket> previous;
@@ -90,7 +90,7 @@ std::vector<FlameLevel> buildLevels(const model::LodGrid& grid, int first, int t
             || (!buckets.empty()
                 && static_cast<std::int64_t>(entryCount(buckets)) * options.minCompression <= raw
                 && static_cast<std::int64_t>(buckets.size()) * options.minEventsPerBucket <= raw))
-            levels.push_back({level, std::move(buckets)});
+            levels.push_back({ level, std::move(buckets) });
         else
             previous = std::move(buckets);
     }
@@ -105,8 +105,8 @@ struct Walked
     std::uint32_t parent;  ///< 0: the root
 };
 
-bool walkPaths(std::span<const model::Interval> sorted, model::StackTable& paths,
-               std::vector<Walked>& out)
+bool walkPaths(
+    std::span<const model::Interval> sorted, model::StackTable& paths, std::vector<Walked>& out)
 {
     struct Open
     {
@@ -127,48 +127,48 @@ bool walkPaths(std::span<const model::Interval> sorted, model::StackTable& paths
                 return false;  // cuts short an interval still running
         }
         const std::uint32_t parent = depth == 0 ? 0 : open[depth - 1].path;
-        const auto [it, added] = ids.try_emplace((std::uint64_t(parent) << 32) | iv.name,
-                                                 static_cast<std::uint32_t>(paths.size()));
+        const auto [it, added] = ids.try_emplace(
+            (std::uint64_t(parent) << 32) | iv.name, static_cast<std::uint32_t>(paths.size()));
         if (added)
             paths.add(parent, iv.name);
         open.resize(depth);
-        open.push_back({it->second, iv.endNs});
-        out.push_back({it->second, parent});
+        open.push_back({ it->second, iv.endNs });
+        out.push_back({ it->second, parent });
     }
     return true;
 }
 
-void addIntervalParts(std::vector<Part>& parts, const model::Interval& iv, const Walked& w,
-                      TimeNs bucketNs)
+void addIntervalParts(
+    std::vector<Part>& parts, const model::Interval& iv, const Walked& w, TimeNs bucketNs)
 {
     const std::int64_t first = model::floorDiv(iv.startNs, bucketNs);
     if (iv.endNs == iv.startNs) {
-        parts.push_back({first, w.path, 0, 0});
+        parts.push_back({ first, w.path, 0, 0 });
         return;
     }
     const std::int64_t last = model::floorDiv(iv.endNs - 1, bucketNs);
     for (std::int64_t b = first; b <= last; ++b) {
-        const TimeNs ns = std::min(iv.endNs, (b + 1) * bucketNs) - std::max(iv.startNs, b * bucketNs);
-        parts.push_back({b, w.path, 0, ns});
+        const TimeNs ns =
+            std::min(iv.endNs, (b + 1) * bucketNs) - std::max(iv.startNs, b * bucketNs);
+        parts.push_back({ b, w.path, 0, ns });
         if (w.parent != 0)
-            parts.push_back({b, w.parent, 0, -ns});
+            parts.push_back({ b, w.parent, 0, -ns });
     }
 }
 
-} // namespace
+}  // namespace
 
 int flameTopLevel(const model::LodGrid& grid, TimeNs firstNs, TimeNs lastNs)
 {
     int level = 1;
     while (grid.bucketOf(lastNs, level) - grid.bucketOf(firstNs, level) > 1
-           && grid.bucketNs(level) < (std::numeric_limits<TimeNs>::max() >> (grid.factorLog2 + 2)))
+        && grid.bucketNs(level) < (std::numeric_limits<TimeNs>::max() >> (grid.factorLog2 + 2)))
         ++level;
     return level;
 }
 
 FlamePyramid summarizeFlameSamples(const model::LodGrid& grid,
-                                   std::span<const model::StackSample> sorted,
-                                   const FlameSummaryOptions& options)
+    std::span<const model::StackSample> sorted, const FlameSummaryOptions& options)
 {
     FlamePyramid out;
     const auto events = static_cast<std::int64_t>(sorted.size());
@@ -191,15 +191,14 @@ FlamePyramid summarizeFlameSamples(const model::LodGrid& grid,
     std::vector<Part> parts;
     parts.reserve(sorted.size());
     for (const model::StackSample& s : sorted)
-        parts.push_back({grid.bucketOf(s.timeNs, first), s.stack, 1, s.weight});
-    out.levels = buildLevels(grid, first, top, std::move(parts), options,
-                             [](int, std::vector<Part>&) {});
+        parts.push_back({ grid.bucketOf(s.timeNs, first), s.stack, 1, s.weight });
+    out.levels =
+        buildLevels(grid, first, top, std::move(parts), options, [](int, std::vector<Part>&) {});
     return out;
 }
 
 FlamePyramid summarizeFlameIntervals(const model::LodGrid& grid,
-                                     std::span<const model::Interval> sorted,
-                                     const FlameSummaryOptions& options)
+    std::span<const model::Interval> sorted, const FlameSummaryOptions& options)
 {
     FlamePyramid out;
     out.fromIntervals = true;
@@ -228,4 +227,4 @@ FlamePyramid summarizeFlameIntervals(const model::LodGrid& grid,
     return out;
 }
 
-} // namespace strata::storage
+}  // namespace strata::storage

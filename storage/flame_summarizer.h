@@ -84,17 +84,15 @@ struct FlameSummaryOptions
 
 /// The pyramid of stack samples sorted by time.
 FlamePyramid summarizeFlameSamples(const model::LodGrid& grid,
-                                   std::span<const model::StackSample> sortedSamples,
-                                   const FlameSummaryOptions& options = {});
+    std::span<const model::StackSample> sortedSamples, const FlameSummaryOptions& options = {});
 
 /// The pyramid of intervals sorted by (start, seq) with their final depths; no levels
 /// when nesting is not proper (see the file comment).
 FlamePyramid summarizeFlameIntervals(const model::LodGrid& grid,
-                                     std::span<const model::Interval> sortedIntervals,
-                                     const FlameSummaryOptions& options = {});
+    std::span<const model::Interval> sortedIntervals, const FlameSummaryOptions& options = {});
 
 /// The coarsest level a flame pyramid goes to for a track spanning [firstNs, lastNs]:
 /// the first where two buckets cover it (capped before the bucket width overflows).
 int flameTopLevel(const model::LodGrid& grid, model::TimeNs firstNs, model::TimeNs lastNs);
 
-} // namespace strata::storage
+}  // namespace strata::storage

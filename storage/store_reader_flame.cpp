@@ -22,7 +22,7 @@ bool levelFits(const model::LodGrid& grid, std::int64_t level)
     return true;
 }
 
-} // namespace
+}  // namespace
 
 void StoreReader::loadFlameLevels()
 {
@@ -38,9 +38,9 @@ void StoreReader::loadFlameLevels()
         if (track < 0 || track >= static_cast<std::int64_t>(m_resources.size()) || finest < 1
             || finest > coarsest || !levelFits(m_grid, coarsest))
             throw StoreError(m_path.string() + ": corrupted store: bad flame levels of track "
-                             + std::to_string(track));
-        m_flameLevels[static_cast<std::size_t>(track)]
-            = FlameLevelRange{static_cast<int>(finest), static_cast<int>(coarsest)};
+                + std::to_string(track));
+        m_flameLevels[static_cast<std::size_t>(track)] =
+            FlameLevelRange { static_cast<int>(finest), static_cast<int>(coarsest) };
     }
 }
 
@@ -49,27 +49,31 @@ std::optional<FlameLevelRange> StoreReader::flameLevels(model::TrackId track) co
     return track < m_flameLevels.size() ? m_flameLevels[track] : std::nullopt;
 }
 
-std::vector<FlameBucket> StoreReader::flameBuckets(model::TrackId track, int level,
-                                                   std::int64_t firstBucket, std::int64_t endBucket)
+std::vector<FlameBucket> StoreReader::flameBuckets(
+    model::TrackId track, int level, std::int64_t firstBucket, std::int64_t endBucket)
 {
     std::lock_guard lock(m_mutex);
     std::vector<FlameBucket> out;
     if (!m_flameLevels.at(track))
         return out;
     if (!m_flameBucketStmt) {
-        m_flameBucketStmt.emplace(m_db->prepare("SELECT bucket, payload FROM flame_buckets"
-                                                " WHERE track = ? AND level = ? AND bucket >= ? AND bucket < ?"
-                                                " ORDER BY bucket"));
+        m_flameBucketStmt.emplace(
+            m_db->prepare("SELECT bucket, payload FROM flame_buckets"
+                          " WHERE track = ? AND level = ? AND bucket >= ? AND bucket < ?"
+                          " ORDER BY bucket"));
     }
     SqliteStatement& rows = *m_flameBucketStmt;
     rows.reset();
-    rows.bind(1, std::int64_t(track)).bind(2, std::int64_t(level)).bind(3, firstBucket).bind(4, endBucket);
+    rows.bind(1, std::int64_t(track))
+        .bind(2, std::int64_t(level))
+        .bind(3, firstBucket)
+        .bind(4, endBucket);
     while (rows.step()) {
         try {
             out.push_back(decodeFlameBucket(rows.blob(1)));
         } catch (const CorruptTile& e) {
             throw StoreError(m_path.string() + ": corrupted flame bucket of track "
-                             + std::to_string(track) + ": " + e.what());
+                + std::to_string(track) + ": " + e.what());
         }
         out.back().bucket = rows.int64(0);
     }
@@ -86,9 +90,9 @@ model::StackTable StoreReader::flamePaths(model::TrackId track)
     try {
         return decodeFlamePaths(row.blob(0));
     } catch (const CorruptTile& e) {
-        throw StoreError(m_path.string() + ": corrupted flame paths of track " + std::to_string(track)
-                         + ": " + e.what());
+        throw StoreError(m_path.string() + ": corrupted flame paths of track "
+            + std::to_string(track) + ": " + e.what());
     }
 }
 
-} // namespace strata::storage
+}  // namespace strata::storage
