@@ -3,6 +3,7 @@
 #include "model/json_text.h"
 #include "storage/store_reader.h"
 
+#include "bench/flame_bench.h"
 #include "bench/store_bench.h"
 
 #include <algorithm>
@@ -37,7 +38,7 @@ void printProgress(const bench::Metric& m)
 int benchCommand(const Args& args)
 {
     ArgParser p(
-        args, { "--events", "--queries", "--store" }, { "--quick", "--json", "--no-ingest" });
+        args, { "--events", "--queries", "--store" }, { "--quick", "--json", "--no-ingest", "--flame" });
     bench::BenchOptions options;
     options.quick = p.flag("--quick");
     if (p.value("--events"))
@@ -49,7 +50,11 @@ int benchCommand(const Args& args)
         options.store = *store;
     }
     const bool json = p.flag("--json");
-    const auto metrics = bench::runStoreBench(options, json ? printJsonLine : printProgress);
+    const auto metrics = p.flag("--flame")
+        ? bench::runFlameBench({options.eventCounts.empty() ? 10'000'000 : options.eventCounts.front(),
+                                p.value("--queries") ? options.queries : 40},
+                               json ? printJsonLine : printProgress)
+        : bench::runStoreBench(options, json ? printJsonLine : printProgress);
     if (json)
         return kExitOk;
     // The readable table: one row per metric, one column per case.

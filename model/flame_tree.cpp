@@ -81,31 +81,42 @@ FlameNodeId FlameTreeBuilder::childById(FlameNodeId parent, StringId name)
     return node;
 }
 
-FlameNodeId FlameTreeBuilder::nodeOfStack(StackId stack)
+FlameNodeId FlameTreeBuilder::nodeOfPath(const StackTable& paths, std::vector<FlameNodeId>& memo,
+                                         StackId path)
 {
-    if (!m_stacks.contains(stack))
+    if (!paths.contains(path))
         return FlameTree::kRoot;
-    if (m_stackNode[stack] != kNoFlameNode)
-        return m_stackNode[stack];
-    // Walk up to the nearest stack already mapped, then map the path back down.
-    std::vector<StackId> pending;
-    StackId s = stack;
-    while (m_stackNode[s] == kNoFlameNode) {
-        pending.push_back(s);
-        s = m_stacks.parent(s);
+    if (memo.size() != paths.size()) {
+        memo.assign(paths.size(), kNoFlameNode);
+        memo[0] = FlameTree::kRoot;
     }
-    FlameNodeId node = m_stackNode[s];
+    if (memo[path] != kNoFlameNode)
+        return memo[path];
+    // Walk up to the nearest path already mapped, then map the path back down.
+    std::vector<StackId> pending;
+    StackId s = path;
+    while (memo[s] == kNoFlameNode) {
+        pending.push_back(s);
+        s = paths.parent(s);
+    }
+    FlameNodeId node = memo[s];
     for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
-        node = childById(node, m_stacks.frame(*it));
-        m_stackNode[*it] = node;
+        node = childById(node, paths.frame(*it));
+        memo[*it] = node;
     }
     return node;
 }
 
 void FlameTreeBuilder::addSample(const StackSample& sample)
 {
-    m_tree.addSelf(nodeOfStack(sample.stack), sample.weight);
+    m_tree.addSelf(nodeOfPath(m_stacks, m_stackNode, sample.stack), sample.weight);
     ++m_tree.sampleCount;
+}
+
+void FlameTreeBuilder::addPathWeight(const StackTable& paths, std::vector<FlameNodeId>& memo,
+                                     StackId path, std::int64_t weight)
+{
+    m_tree.addSelf(nodeOfPath(paths, memo, path), weight);
 }
 
 void FlameTreeBuilder::addTrackIntervals(const std::vector<Interval>& intervals, TimeNs startNs, TimeNs endNs)

@@ -100,13 +100,21 @@ public:
     /// with their nesting depth (as StoreReader returns them). Each one's time inside the
     /// window is attributed to the call path of enclosing intervals.
     void addTrackIntervals(const std::vector<Interval>& intervals, TimeNs startNs, TimeNs endNs);
+    /// Pre-aggregated weight (an entry of a flame pyramid bucket, storage/flame_summarizer.h):
+    /// `weight` goes to the self of the node of `path`, a call path of `paths` (the
+    /// store's stacks, or a track's interval paths); names resolve as for the other adds.
+    /// `memo` maps paths of that table to nodes: one per table, empty at first.
+    void addPathWeight(const StackTable& paths, std::vector<FlameNodeId>& memo, StackId path,
+                       std::int64_t weight);
+    /// Samples whose weights were added pre-aggregated (they count in sampleCount).
+    void addSampleCount(std::int64_t samples) { m_tree.sampleCount += samples; }
     /// The finished tree.
     FlameTree take(FlameOrder order = FlameOrder::ByName);
 
     FlameTree& tree() { return m_tree; }
 
 private:
-    FlameNodeId nodeOfStack(StackId stack);
+    FlameNodeId nodeOfPath(const StackTable& paths, std::vector<FlameNodeId>& memo, StackId path);
     FlameNodeId childById(FlameNodeId parent, StringId name);
 
     const StringTable& m_strings;

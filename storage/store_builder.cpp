@@ -43,11 +43,13 @@ class TrackPipeline
 {
 public:
     TrackPipeline(std::vector<std::unique_ptr<StoreBuilder::TrackBuffer>>& tracks,
-                  const SpillFile* spill, const model::LodGrid& grid, int zstdLevel, int threads)
+                  const SpillFile* spill, const model::LodGrid& grid, int zstdLevel, int threads,
+                  FlameSummaryOptions flame)
         : m_tracks(tracks)
         , m_spill(spill)
         , m_grid(grid)
         , m_zstdLevel(zstdLevel)
+        , m_flame(flame)
         , m_results(tracks.size())
         , m_lookahead(static_cast<std::size_t>(2 * std::max(1, threads)))
     {
@@ -103,7 +105,7 @@ private:
             try {
                 if (m_spill)
                     m_spill->reload(static_cast<model::TrackId>(index), *m_tracks[index]);
-                r.tiles = tileTrack(*m_tracks[index], m_grid, m_zstdLevel);
+                r.tiles = tileTrack(*m_tracks[index], m_grid, m_zstdLevel, m_flame);
             } catch (...) {
                 r.error = std::current_exception();
             }
@@ -120,6 +122,7 @@ private:
     const SpillFile* m_spill;
     const model::LodGrid m_grid;
     const int m_zstdLevel;
+    const FlameSummaryOptions m_flame;
     std::vector<std::optional<Result>> m_results;
     const std::size_t m_lookahead;
     std::mutex m_mutex;
@@ -320,7 +323,11 @@ void StoreBuilder::finish()
                 for (std::size_t track = 0; track < m_tracks.size(); ++track)
                     m_spill->spill(static_cast<model::TrackId>(track), *m_tracks[track]);
             }
-            TrackPipeline pipeline(m_tracks, m_spill.get(), grid, m_options.zstdLevel, m_options.threads);
+            auto insertFlameLevels = db.prepare("INSERT INTO flame_levels VALUES(?,?,?)");
+            auto insertFlamePaths = db.prepare("INSERT INTO flame_paths VALUES(?,?)");
+            auto insertFlameBucket = db.prepare("INSERT INTO flame_buckets VALUES(?,?,?,?)");
+            TrackPipeline pipeline(m_tracks, m_spill.get(), grid, m_options.zstdLevel, m_options.threads,
+                                   m_options.flame);
             for (std::size_t track = 0; track < m_tracks.size(); ++track) {
                 const TrackTiles out = pipeline.take(track);
                 const auto id = static_cast<std::int64_t>(track);
@@ -343,6 +350,15 @@ void StoreBuilder::finish()
                 });
                 if (!index.empty())
                     insertIndex.bind(1, id).bindBlob(2, encodeTileIndex(index, m_options.zstdLevel)).run();
+                if (!out.flame.rows.empty()) {
+                    insertFlameLevels.bind(1, id).bind(2, std::int64_t(out.flame.finestLevel))
+                        .bind(3, std::int64_t(out.flame.coarsestLevel)).run();
+                    if (!out.flame.paths.empty())
+                        insertFlamePaths.bind(1, id).bindBlob(2, out.flame.paths).run();
+                    for (const FlameRow& row : out.flame.rows)
+                        insertFlameBucket.bind(1, id).bind(2, std::int64_t(row.level)).bind(3, row.bucket)
+                            .bindBlob(4, row.payload).run();
+                }
                 for (const BandStats& b : out.bands)
                     insertBand.bind(1, id).bind(2, std::int64_t(b.band)).bind(3, b.count)
                         .bind(4, b.maxDurationNs).run();

@@ -17,6 +17,7 @@
 // tracks (one track must fit in memory).
 
 #include "model/lod_grid.h"
+#include "storage/flame_summarizer.h"
 #include "storage/progress.h"
 #include "storage/trace_sink.h"
 
@@ -39,6 +40,8 @@ struct StoreBuildOptions
     ProgressFn progress;
     /// Events buffered beyond this go to a spill file next to the store (spill_file.h).
     std::size_t memoryBudgetBytes = std::size_t(512) << 20;
+    /// Which tracks and levels get a flame pyramid (flame_summarizer.h).
+    FlameSummaryOptions flame;
 };
 
 class StoreBuilder : public TraceSink

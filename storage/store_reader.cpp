@@ -241,6 +241,7 @@ void StoreReader::loadMetadata()
     m_hasKernelMetrics
         = m_db->prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kernel_metrics'")
               .step();
+    loadFlameLevels();
     m_connections[0] = std::make_unique<Connection>(m_path);
 }
 
@@ -390,9 +391,15 @@ void StoreReader::readExactIntervals(model::TrackId track, int fromBand, TimeRan
 
 std::vector<model::Interval> StoreReader::intervals(model::TrackId track, TimeNs startNs, TimeNs endNs)
 {
+    return intervals(track, startNs, endNs, 0);
+}
+
+std::vector<model::Interval> StoreReader::intervals(model::TrackId track, TimeNs startNs, TimeNs endNs,
+                                                    int fromBand)
+{
     std::lock_guard lock(m_mutex);
     std::vector<model::Interval> out;
-    readExactIntervals(track, 0, {startNs, endNs}, out, *m_connections[0]);
+    readExactIntervals(track, std::max(0, fromBand), {startNs, endNs}, out, *m_connections[0]);
     return out;
 }
 

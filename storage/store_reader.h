@@ -19,6 +19,7 @@
 #include "model/resource_tree.h"
 #include "model/stack_table.h"
 #include "model/string_table.h"
+#include "storage/flame_summarizer.h"
 #include "storage/sqlite_db.h"
 #include "storage/tile_cache.h"
 
@@ -80,6 +81,13 @@ struct KernelMetricInfo
     double minValue = 0, maxValue = 0;  ///< for a gradient legend
 };
 
+/// The summary levels a track's flame pyramid spans (flame_summarizer.h).
+struct FlameLevelRange
+{
+    int finest = 0;
+    int coarsest = 0;
+};
+
 struct CategoryTotals
 {
     std::int64_t intervals = 0;
@@ -121,6 +129,9 @@ public:
     /// Every interval of `track` overlapping [startNs, endNs), exact, by (start, seq).
     std::vector<model::Interval> intervals(model::TrackId track, model::TimeNs startNs,
                                            model::TimeNs endNs);
+    /// The same, only those of duration band `fromBand` and above (lod_grid.h).
+    std::vector<model::Interval> intervals(model::TrackId track, model::TimeNs startNs,
+                                           model::TimeNs endNs, int fromBand);
     /// Every stack sample of `track` with startNs <= time < endNs, by time.
     std::vector<model::StackSample> stackSamples(model::TrackId track, model::TimeNs startNs,
                                                  model::TimeNs endNs);
@@ -134,6 +145,16 @@ public:
     /// color the kernel interval starting at startNs by its value.
     std::vector<model::KernelMetric> kernelMetrics(model::TrackId track,
                                                    std::optional<model::StringId> metric = {});
+
+    /// The levels of `track`'s flame pyramid; nullopt when it has none (a store written
+    /// before the pyramid, a small track, improper nesting): walk its events instead.
+    std::optional<FlameLevelRange> flameLevels(model::TrackId track) const;
+    /// Buckets [firstBucket, endBucket) of one level of `track`'s flame pyramid, by
+    /// bucket (empty buckets have no entry).
+    std::vector<FlameBucket> flameBuckets(model::TrackId track, int level,
+                                          std::int64_t firstBucket, std::int64_t endBucket);
+    /// The interval call paths `track`'s flame buckets name (empty for sample tracks).
+    model::StackTable flamePaths(model::TrackId track);
 
     std::size_t cacheBytes() const;
     std::size_t cacheBudget() const;
@@ -164,6 +185,7 @@ private:
     std::shared_ptr<const DecodedTile> tile(const TileRef& ref, int kind, Connection& conn);
     DecodedTile decodeTile(const TileRef& ref, int kind, Connection& conn);
     void loadMetadata();
+    void loadFlameLevels();
     void readExactIntervals(model::TrackId track, int fromBand, model::TimeRange window,
                             std::vector<model::Interval>& out, Connection& conn);
     void fillSlice(TrackSlice& slice, model::TimeRange window, double nsPerPx, int pixelWidth,
@@ -188,6 +210,8 @@ private:
     std::vector<std::unique_ptr<TrackIndex>> m_indexes;
     std::optional<SqliteStatement> m_indexStmt;
     bool m_hasKernelMetrics = false;
+    std::vector<std::optional<FlameLevelRange>> m_flameLevels;  ///< [track]
+    std::optional<SqliteStatement> m_flameBucketStmt;
 };
 
 } // namespace strata::storage

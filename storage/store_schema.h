@@ -22,6 +22,20 @@
 //   tile_index(track, payload)       the columns above for every tile of one track, as one
 //       zstd blob (tile_codec.h): the reader loads a track's index with one row read,
 //       binary-searches it, and fetches payloads by id.
+//   flame_levels(track, finest, coarsest)
+//                                    the flame pyramid (flame_summarizer.h): summary
+//                                    levels finest..coarsest of `track` hold flame_buckets
+//                                    rows; tracks without a row have none (small tracks,
+//                                    improper nesting) and flame graphs walk their events.
+//   flame_paths(track, payload)      interval tracks: the call paths their buckets name
+//                                    (flame_codec.h); sample tracks name `stacks` ids.
+//   flame_buckets(track, level, bucket, payload)
+//                                    the pre-aggregated call tree of one bucket of width
+//                                    LodGrid::bucketNs(level) (levels may pass lod_levels);
+//                                    empty buckets have no row.
+//       Stores written before the flame pyramid lack these three tables; they stay
+//       format version 1 (the tables are optional, like kernel_metrics) and their flame
+//       graphs walk the exact events.
 //
 // Nothing here assumes one writer for the whole run: a shard holds a subset of tracks
 // with the same schema, and ids are local to the file.
@@ -51,6 +65,12 @@ CREATE TABLE tile_index(track INTEGER PRIMARY KEY, payload BLOB NOT NULL);
 CREATE TABLE kernel_metrics(track INTEGER NOT NULL, start_ns INTEGER NOT NULL,
                             metric INTEGER NOT NULL, value REAL NOT NULL, unit INTEGER NOT NULL,
                             PRIMARY KEY(track, start_ns, metric)) WITHOUT ROWID;
+CREATE TABLE flame_levels(track INTEGER PRIMARY KEY, finest INTEGER NOT NULL,
+                          coarsest INTEGER NOT NULL);
+CREATE TABLE flame_paths(track INTEGER PRIMARY KEY, payload BLOB NOT NULL);
+CREATE TABLE flame_buckets(track INTEGER NOT NULL, level INTEGER NOT NULL,
+                           bucket INTEGER NOT NULL, payload BLOB NOT NULL,
+                           PRIMARY KEY(track, level, bucket)) WITHOUT ROWID;
 )sql";
 
 } // namespace strata::storage

@@ -189,6 +189,16 @@ TileKind payloadKind(std::string_view payload)
 }
 
 // Intervals: n | start Δ | duration | name | category | depth | role u8 | seq Δ | args.
+std::string wrapPayload(TileKind kind, const std::string& raw, int zstdLevel)
+{
+    return wrap(kind, raw, zstdLevel);
+}
+
+std::string unwrapPayload(TileKind kind, std::string_view payload)
+{
+    return std::string(unwrap(kind, payload));
+}
+
 std::string encodeTile(const IntervalTile& tile, int zstdLevel)
 {
     ByteWriter out;

@@ -49,6 +49,11 @@ CounterSummaryTile decodeCounterSummaryTile(std::string_view payload);
 std::string encodeTileIndex(const std::vector<TileIndexEntry>& entries, int zstdLevel = 3);
 std::vector<TileIndexEntry> decodeTileIndex(std::string_view payload);
 
+/// The framing above for payloads encoded elsewhere (flame_codec.h): `raw` wrapped with
+/// the header of `kind` and compressed, and back (throws CorruptTile like the decoders).
+std::string wrapPayload(TileKind kind, const std::string& raw, int zstdLevel);
+std::string unwrapPayload(TileKind kind, std::string_view payload);
+
 /// The kind byte of a payload (throws CorruptTile on a bad header).
 TileKind payloadKind(std::string_view payload);
 

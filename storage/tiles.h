@@ -22,6 +22,8 @@ enum class TileKind : std::uint8_t {
     InstantSummary = 7,
     CounterSummary = 8,
     TrackIndex = 9,  ///< not a tile: the tile index of one track (table tile_index)
+    FlameBucket = 10,  ///< not a tile: one bucket of the flame pyramid (flame_codec.h)
+    FlamePaths = 11,  ///< not a tile: a track's interval call paths (flame_codec.h)
 };
 
 /// One tile as the per-track index lists it.

@@ -3,6 +3,7 @@
 // into (TrackTiles). Args live in one ArgsColumn per kind, indexed by arrival.
 
 #include "model/lod_grid.h"
+#include "storage/flame_summarizer.h"
 #include "storage/store_builder.h"
 #include "storage/tiles.h"
 
@@ -58,18 +59,38 @@ struct TrackStats
     std::map<model::StringId, std::pair<std::int64_t, model::TimeNs>> categories;
 };
 
+/// One encoded bucket of the flame pyramid.
+struct FlameRow
+{
+    int level = 0;
+    std::int64_t bucket = 0;
+    std::string payload;
+};
+
+/// A track's flame pyramid, encoded (no rows: the track has none).
+struct TrackFlame
+{
+    int finestLevel = 0;
+    int coarsestLevel = 0;
+    std::string paths;  ///< interval tracks: the encoded call paths
+    std::vector<FlameRow> rows;
+};
+
 struct TrackTiles
 {
     std::vector<TileRow> tiles;
     std::vector<BandStats> bands;
     TrackStats stats;
+    TrackFlame flame;
 };
 
 /// Exact tiles hold at most this many events.
 inline constexpr std::size_t kEventsPerTile = 512;
 
-/// Sorts, assigns automatic depths, and cuts one track into exact and summary tiles.
+/// Sorts, assigns automatic depths, and cuts one track into exact and summary tiles and
+/// its flame pyramid (of its samples, or of its intervals when it has no samples).
 /// Consumes the buffer (its memory is released).
-TrackTiles tileTrack(StoreBuilder::TrackBuffer& buffer, const model::LodGrid& grid, int zstdLevel);
+TrackTiles tileTrack(StoreBuilder::TrackBuffer& buffer, const model::LodGrid& grid, int zstdLevel,
+                     const FlameSummaryOptions& flame = {});
 
 } // namespace strata::storage

@@ -1,3 +1,4 @@
+#include "storage/flame_codec.h"
 #include "storage/level_summarizer.h"
 #include "storage/tile_codec.h"
 #include "storage/track_buffer.h"
@@ -85,8 +86,22 @@ int finestUsefulLevel(int levels, CellCount cells, EventCount events)
     return levels + 1;
 }
 
+void encodeFlame(const FlamePyramid& pyramid, int zstdLevel, TrackFlame& out)
+{
+    if (pyramid.levels.empty())
+        return;
+    out.finestLevel = pyramid.levels.front().level;
+    out.coarsestLevel = pyramid.levels.back().level;
+    if (pyramid.fromIntervals)
+        out.paths = encodeFlamePaths(pyramid.paths, zstdLevel);
+    for (const FlameLevel& level : pyramid.levels) {
+        for (const FlameBucket& b : level.buckets)
+            out.rows.push_back({level.level, b.bucket, encodeFlameBucket(b, zstdLevel)});
+    }
+}
+
 void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, int zstdLevel,
-                   TrackTiles& out)
+                   const FlameSummaryOptions& flame, TrackTiles& out)
 {
     auto& events = buf.intervals;
     if (events.empty())
@@ -95,6 +110,8 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
         return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
     });
     assignDepths(events);
+    if (buf.samples.empty())  // a track with samples gets the pyramid of its samples
+        encodeFlame(summarizeFlameIntervals(grid, events, flame), zstdLevel, out.flame);
 
     for (const model::Interval& e : events) {
         out.stats.maxDepth = std::max<int>(out.stats.maxDepth, e.depth);
@@ -211,7 +228,8 @@ void tileCounters(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
 
 } // namespace
 
-TrackTiles tileTrack(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, int zstdLevel)
+TrackTiles tileTrack(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, int zstdLevel,
+                     const FlameSummaryOptions& flame)
 {
     TrackTiles out;
     // Span of the track over all kinds.
@@ -232,7 +250,7 @@ TrackTiles tileTrack(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid,
     for (const auto& s : buf.samples)
         note(s.timeNs, s.timeNs);
 
-    tileIntervals(buf, grid, zstdLevel, out);
+    tileIntervals(buf, grid, zstdLevel, flame, out);
     tileInstants(buf, grid, zstdLevel, out);
     tileCounters(buf, grid, zstdLevel, out);
 
@@ -252,6 +270,7 @@ TrackTiles tileTrack(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid,
         [](SampleTile& t, const model::StackSample& s) { t.samples.push_back(s); },
         [](const auto& s) { return s.timeNs; }, [](const auto& s) { return s.timeNs; });
     out.stats.samples = static_cast<std::int64_t>(buf.samples.size());
+    encodeFlame(summarizeFlameSamples(grid, buf.samples, flame), zstdLevel, out.flame);
     release(buf.samples);
     return out;
 }
