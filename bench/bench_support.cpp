@@ -1,5 +1,7 @@
 #include "bench/bench_support.h"
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -10,6 +12,15 @@ namespace strata::bench {
 double msSince(Clock::time_point start)
 {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::filesystem::path scratchFolder(const std::string& prefix)
+{
+    const char* tmp = std::getenv("TMPDIR");
+    const std::filesystem::path dir
+        = std::filesystem::path(tmp ? tmp : "/tmp") / (prefix + "-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    return dir;
 }
 
 double peakRssMb()

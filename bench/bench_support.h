@@ -7,6 +7,8 @@
 #include "storage/store_reader.h"
 
 #include <chrono>
+#include <filesystem>
+#include <string>
 #include <cstdio>
 #include <stdexcept>
 #include <sys/wait.h>
@@ -18,6 +20,8 @@ namespace strata::bench {
 using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point start);
+/// A fresh folder for a run's stores: $TMPDIR (or /tmp) / `prefix`-PID.
+std::filesystem::path scratchFolder(const std::string& prefix);
 double peakRssMb();
 double percentile(std::vector<double> v, double p);
 

@@ -131,16 +131,8 @@ std::vector<double> measureQueries(const std::filesystem::path& path, int querie
 
 std::vector<Metric> runFlameBench(const FlameBenchOptions& options, void (*report)(const Metric&))
 {
-    const char* tmp = std::getenv("TMPDIR");
-    const std::filesystem::path dir = std::filesystem::path(tmp ? tmp : "/tmp")
-        / ("strata-flame-bench-" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir);
-    std::vector<Metric> metrics;
-    auto emit = [&](Metric m) {
-        if (report)
-            report(m);
-        metrics.push_back(std::move(m));
-    };
+    const std::filesystem::path dir = scratchFolder("strata-flame-bench");
+    MetricLog emit { report, {} };
     const std::string size = std::to_string(options.events / 1'000'000) + "M";
     for (const std::string kind : { "samples", "nested" }) {
         const std::string caseName = kind + size;
@@ -166,7 +158,7 @@ std::vector<Metric> runFlameBench(const FlameBenchOptions& options, void (*repor
         std::filesystem::remove(store);
     }
     std::filesystem::remove_all(dir);
-    return metrics;
+    return std::move(emit.metrics);
 }
 
 }  // namespace strata::bench

@@ -105,17 +105,10 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
     else if (counts.empty())
         counts = options.quick ? std::vector<long long> { 1'000'000, 10'000'000 }
                                : std::vector<long long> { 1'000'000, 10'000'000, 100'000'000 };
-    const char* tmp = std::getenv("TMPDIR");
-    const std::filesystem::path dir =
-        std::filesystem::path(tmp ? tmp : "/tmp") / ("strata-bench-" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir);
+    const std::filesystem::path dir = scratchFolder("strata-bench");
 
-    std::vector<Metric> metrics;
-    auto emit = [&](Metric m) {
-        if (report)
-            report(m);
-        metrics.push_back(std::move(m));
-    };
+    MetricLog emit { report, {} };
+    std::vector<Metric>& metrics = emit.metrics;
     std::vector<double> p50s;
     double peakRss = 0;
     std::string largestCase;

@@ -19,6 +19,20 @@ struct Metric
     std::string caseName;  ///< empty for headline figures
 };
 
+/// Keeps a phase's metrics, reporting each as soon as it is known.
+struct MetricLog
+{
+    void (*report)(const Metric&) = nullptr;
+    std::vector<Metric> metrics;
+
+    void operator()(Metric m)
+    {
+        if (report)
+            report(m);
+        metrics.push_back(std::move(m));
+    }
+};
+
 struct BenchOptions
 {
     bool quick = false;
