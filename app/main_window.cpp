@@ -44,6 +44,17 @@ QString durationText(model::TimeNs ns)
     return QString::fromStdString(model::formatDuration(ns));
 }
 
+/// The analysis panels skip their work while their dock's tab is behind another one;
+/// raising the tab (or showing the dock) hands them the catch-up.
+template<typename Panel>
+void resumeWhenRaised(QDockWidget* dock, Panel* panel)
+{
+    QObject::connect(dock, &QDockWidget::visibilityChanged, panel, [panel](bool visible) {
+        if (visible)
+            panel->resume();
+    });
+}
+
 } // namespace
 
 QStringList recentFiles()
@@ -136,6 +147,7 @@ void MainWindow::buildDocks()
     flameDock->setObjectName(QStringLiteral("flame"));
     flameDock->setWidget(flame);
     addDockWidget(Qt::BottomDockWidgetArea, flameDock);
+    resumeWhenRaised(flameDock, flame);
     auto updateFlame = [this, flame] {
         std::vector<model::TrackId> tracks;
         for (const views::TimelineRow& row : m_timeline->layout().rows) {
@@ -179,6 +191,8 @@ void MainWindow::buildAnalysisDocks()
     analyzerDock->setObjectName(QStringLiteral("analyzer"));
     analyzerDock->setWidget(m_analyzer);
     tabifyDockWidget(efficiencyDock, analyzerDock);
+    resumeWhenRaised(efficiencyDock, m_efficiency);
+    resumeWhenRaised(analyzerDock, m_analyzer);
     for (const char* name : {"flame", "counters"}) {
         if (auto* dock = findChild<QDockWidget*>(QString::fromLatin1(name)))
             tabifyDockWidget(efficiencyDock, dock);

@@ -14,6 +14,7 @@
 #include "views/analyzer_panel.h"
 #include "views/counter_charts_panel.h"
 #include "views/efficiency_panel.h"
+#include "views/on_screen.h"
 #include "views/flame_graph_renderer.h"
 #include "views/kernel_metric_colors.h"
 #include "views/overview_strip.h"
@@ -203,8 +204,11 @@ int renderCommand(const Args& args, int argc, char** argv)
         main.show();
         QApplication::processEvents();
         timeline.waitForData();
-        main.efficiency()->waitForReports();
-        main.analyzer()->waitForProfile();
+        // Docks tabbed away compute nothing until shown, and are not in the picture.
+        if (views::onScreen(*main.efficiency()))
+            main.efficiency()->waitForReports();
+        if (views::onScreen(*main.analyzer()))
+            main.analyzer()->waitForProfile();
         main.overview()->grabStrip();
         if (main.counters())
             main.counters()->waitForData();

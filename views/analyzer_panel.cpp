@@ -1,5 +1,7 @@
 #include "views/analyzer_panel.h"
 
+#include "views/on_screen.h"
+
 #include "model/time_units.h"
 
 #include <QComboBox>
@@ -178,14 +180,37 @@ void AnalyzerPanel::setColumnsByRole(bool byRole)
 
 void AnalyzerPanel::waitForProfile()
 {
-    if (m_debounce->isActive())
-        submit();
+    if (m_debounce->isActive() || m_stale)
+        compute();
     m_runner.waitUntilIdle();
+}
+
+void AnalyzerPanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    resume();
+}
+
+void AnalyzerPanel::resume()
+{
+    if (m_stale)
+        m_debounce->start();  // submit() looks again: a dock may be on screen for a moment only
 }
 
 void AnalyzerPanel::submit()
 {
     m_debounce->stop();
+    if (!onScreen(*this)) {
+        m_stale = true;
+        return;
+    }
+    compute();
+}
+
+void AnalyzerPanel::compute()
+{
+    m_debounce->stop();
+    m_stale = false;
     std::vector<model::TrackId> tracks;
     for (const model::Worker& w : model::workersAt(m_store.resources(), m_level,
                                                    [&](model::TrackId t) { return m_store.summary(t).intervals > 0; }))

@@ -36,6 +36,8 @@ public:
     void setColumnsByRole(bool byRole);
     /// Blocks until the profile of the current window has arrived (tests, rendering).
     void waitForProfile();
+    /// The panel came on screen (its dock's tab raised): computes what waited meanwhile.
+    void resume();
 
     const std::optional<storage::NameProfile>& profile() const { return m_profile; }
     QTableWidget* table() const { return m_table; }
@@ -43,8 +45,14 @@ public:
 signals:
     void cellActivated(strata::model::TrackId track, strata::model::StringId name);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
+    /// Computes now when the panel shows, else when it is next shown: a dock tabbed away
+    /// costs no work (on a 100M-event store, ~100 MB and seconds per panel).
     void submit();
+    void compute();
     void rebuild();
 
     storage::StoreReader& m_store;
@@ -60,6 +68,7 @@ private:
     QLabel* m_status = nullptr;
     QTableWidget* m_table = nullptr;
     QTimer* m_debounce = nullptr;
+    bool m_stale = false;  ///< a request arrived while hidden
     LatestJobRunner m_runner {this};  // last: its thread stops before the rest goes
 };
 

@@ -1,5 +1,7 @@
 #include "views/efficiency_panel.h"
 
+#include "views/on_screen.h"
+
 #include "model/role_rules.h"
 #include "model/time_units.h"
 
@@ -196,6 +198,17 @@ void EfficiencyPanel::setWindow(model::TimeRange window)
 void EfficiencyPanel::submit()
 {
     m_debounce->stop();
+    if (!onScreen(*this)) {
+        m_stale = true;
+        return;
+    }
+    compute();
+}
+
+void EfficiencyPanel::compute()
+{
+    m_debounce->stop();
+    m_stale = false;
     const model::WorkerLevel level = m_level;
     const model::TimeRange window = m_requestedWindow;
     const bool needWhole = !m_whole || m_whole->level != level;
@@ -227,9 +240,21 @@ void EfficiencyPanel::submit()
 
 void EfficiencyPanel::waitForReports()
 {
-    if (m_debounce->isActive())
-        submit();
+    if (m_debounce->isActive() || m_stale)
+        compute();
     m_runner.waitUntilIdle();
+}
+
+void EfficiencyPanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    resume();
+}
+
+void EfficiencyPanel::resume()
+{
+    if (m_stale)
+        m_debounce->start();  // submit() looks again: a dock may be on screen for a moment only
 }
 
 void EfficiencyPanel::showReports()

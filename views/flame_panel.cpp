@@ -1,5 +1,7 @@
 #include "views/flame_panel.h"
 
+#include "views/on_screen.h"
+
 #include <QCheckBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -61,7 +63,7 @@ void FlamePanel::setScope(model::TimeRange window, std::vector<model::TrackId> t
     m_request.endNs = window.endNs;
     m_request.tracks = std::move(tracks);
     m_stale = true;
-    if (isVisible())
+    if (onScreen(*this))
         m_debounce.start();
 }
 
@@ -147,18 +149,29 @@ void FlamePanel::baselineChanged()
     }
     m_readout->setText(m_baseline ? tr("Baseline: %1").arg(baselineText()) : tr("No baseline"));
     m_stale = true;
-    if (isVisible())
+    if (onScreen(*this))
         rebuild();
 }
 
 void FlamePanel::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
+    resume();
+}
+
+void FlamePanel::resume()
+{
     if (m_stale)
         m_debounce.start();
 }
 
 void FlamePanel::rebuild()
+{
+    if (onScreen(*this))
+        build();  // else it stays stale: built when it comes on screen
+}
+
+void FlamePanel::build()
 {
     m_stale = false;
     if (!m_baseline) {
@@ -195,7 +208,7 @@ void FlamePanel::rebuild()
 
 void FlamePanel::rebuildAndWait()
 {
-    rebuild();
+    build();
     m_runner->waitUntilIdle();
 }
 

@@ -47,6 +47,8 @@ public:
     QString baselineText() const;
     /// Builds the tree for the current scope now and waits (tests, headless pictures).
     void rebuildAndWait();
+    /// The panel came on screen (its dock's tab raised): builds what waited meanwhile.
+    void resume();
     FlameGraphWidget* graph() const { return m_graph; }
 
 protected:
@@ -68,6 +70,7 @@ private:
     void chooseStore();
     void baselineChanged();
     void rebuild();
+    void build();
 
     storage::StoreReader& m_store;
     FlameGraphWidget* m_graph = nullptr;

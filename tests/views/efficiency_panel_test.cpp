@@ -9,6 +9,7 @@
 #include "views/efficiency_panel.h"
 
 #include <QTableWidget>
+#include <QTest>
 
 #include <catch2/catch.hpp>
 
@@ -123,4 +124,20 @@ TEST_CASE("efficiency colours: low values red, middling orange, high green", "[g
     const QColor high = views::efficiencyColor(0.95);
     CHECK(high.green() > high.red() + 40);
     CHECK(views::efficiencyScaleText().contains("0.5"));
+}
+
+TEST_CASE("a hidden efficiency panel computes nothing until it is shown", "[gui][efficiency]")
+{
+    test::TempDir dir;
+    storage::StoreReader store(ddpStore(dir));
+    views::EfficiencyPanel panel(store);  // never shown: a dock tabbed away
+    panel.setWindow({ 1'000'000, 2'000'000 });
+    QTest::qWait(400);  // past the pause after a window change
+    CHECK_FALSE(panel.wholeRunReport());
+    CHECK_FALSE(panel.windowReport());
+    panel.show();  // the tab raised
+    for (int i = 0; i < 2000 && !panel.windowReport(); ++i)
+        QTest::qWait(10);
+    REQUIRE(panel.windowReport());
+    CHECK(panel.windowReport()->window.startNs == 1'000'000);
 }
