@@ -24,12 +24,14 @@ struct TimeRange
     TimeNs durationNs() const { return endNs - startNs; }
     bool empty() const { return endNs <= startNs; }
     bool overlaps(TimeNs s, TimeNs e) const { return s < endNs && e > startNs; }
-    /// The part of this range inside `other`; this range unchanged when they do not overlap.
+    /// The part of this range inside `other`. Unchanged when that part would be empty (no
+    /// overlap, or `other` a single point): a metrics window wholly outside the run stays
+    /// what was asked for, and its length is never zero.
     TimeRange clippedTo(const TimeRange& other) const
     {
-        if (!overlaps(other.startNs, other.endNs))
-            return *this;
-        return {startNs > other.startNs ? startNs : other.startNs, endNs < other.endNs ? endNs : other.endNs};
+        const TimeRange part{startNs > other.startNs ? startNs : other.startNs,
+                             endNs < other.endNs ? endNs : other.endNs};
+        return part.empty() ? *this : part;
     }
     friend bool operator==(const TimeRange&, const TimeRange&) = default;
 };

@@ -15,11 +15,16 @@ namespace {
 /// our own image then lands exactly where the boxes would. 0 otherwise.
 int wholePixelScale(QPainter& p)
 {
-    if (!p.paintEngine() || p.paintEngine()->type() != QPaintEngine::Raster || !p.device()
-        || p.transform().type() > QTransform::TxTranslate)
+    // The device transform holds the world transform, the window/viewport mapping and
+    // the device's pixel ratio: it must be a whole uniform scale plus a translation.
+    if (!p.paintEngine() || p.paintEngine()->type() != QPaintEngine::Raster)
         return 0;
-    const double ratio = p.device()->devicePixelRatio();
-    return ratio >= 1 && ratio <= 4 && ratio == std::floor(ratio) ? static_cast<int>(ratio) : 0;
+    const QTransform t = p.deviceTransform();
+    const double ratio = t.m11();
+    if (t.type() > QTransform::TxScale || t.m22() != ratio || ratio < 1 || ratio > 4
+        || ratio != std::floor(ratio))
+        return 0;
+    return static_cast<int>(ratio);
 }
 
 }  // namespace
@@ -52,6 +57,7 @@ RowCanvas::~RowCanvas()
 
 void RowCanvas::fill(QRect box, QRgb color)
 {
+    box = box.normalized();  // as QPainter takes it
     if (!pixels()) {
         box = box.intersected(m_area);
         if (!box.isEmpty())

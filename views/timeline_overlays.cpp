@@ -37,8 +37,8 @@ void TimelineRenderer::paintCounter(QPainter& p, const TimelineFrame& f, const T
     const int width = f.plotWidthPx();
     std::vector<double> lo(width, NAN), hi(width, NAN);
     auto put = [&](int x, double mn, double mx) {
-        if (x < 0 || x >= width)
-            return;
+        if (x < 0 || x >= width || !std::isfinite(mn) || !std::isfinite(mx))
+            return;  // an infinite sample has no height to draw
         lo[x] = std::isnan(lo[x]) ? mn : std::min(lo[x], mn);
         hi[x] = std::isnan(hi[x]) ? mx : std::max(hi[x], mx);
     };

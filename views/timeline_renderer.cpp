@@ -213,20 +213,20 @@ void TimelineRenderer::paintIntervals(QPainter& p, const TimelineFrame& f, const
                 continue;
             const int x0 = pixel(xOf(e.startNs));
             const int x1 = std::max(x0 + 1, pixel(xOf(e.endNs)));
-            if (x1 - x0 == 1) {
+            const bool match = !h.matches.empty() && h.matches.count(e.name);
+            if (x1 - x0 == 1 && !match) {  // a search match always gets its pixel
                 if (x0 == lastThinPx[e.depth])
                     continue;
                 lastThinPx[e.depth] = x0;
             }
             const QRect box(x0, top + e.depth * lane, x1 - x0, lane - 1);
             canvas.fill(box, m_palette.interval(slice.track, e).rgb());
-            const bool match = !h.matches.empty() && h.matches.count(e.name);
             if (match && x1 - x0 <= 2)
                 canvas.fill(box.adjusted(0, 0, 0, 3 - box.height()), qRgb(0, 0, 0));
             else if (match || (labels && x1 - x0 > minLabelBoxPx))
                 marked.emplace_back(&e, box);
         }
-        // Instants over the intervals, one tick per pixel column.
+        // Instants over the intervals (names and search outlines go over both).
         for (const model::Instant& i : slice.instants)
             canvas.fill(QRect(pixel(xOf(i.timeNs)), top, 1, row.heightPx), qRgb(0x30, 0x30, 0x30));
         for (const storage::InstantCell& c : slice.instantCells)
@@ -288,7 +288,7 @@ void TimelineRenderer::paintLabels(QPainter& p, const TimelineFrame& f) const
         const int x = indentPx + (row.group ? 14 : 0);
         const int width = f.labelWidthPx - x - 4;
         // Eliding lays the text out: once per label and width, not every frame.
-        auto [it, inserted] = m_elidedLabels.try_emplace({row.label, width, row.group});
+        auto [it, inserted] = m_elidedLabels.try_emplace({row.label, width, p.font().key()});
         if (inserted)
             it->second = QFontMetrics(p.font()).elidedText(QString::fromStdString(row.label), Qt::ElideRight, width);
         p.drawText(QRect(x, top, width, std::min(row.heightPx, 16)), Qt::AlignVCenter | Qt::AlignLeft, it->second);

@@ -136,9 +136,9 @@ private:
     Palette m_palette;
     FrameTimings m_timings;
     mutable std::unordered_map<model::StringId, int> m_labelWidths;  ///< full width of each name
-    mutable QImage m_rowPixels;
-    /// Row labels elided to the label column: (label, width, bold) -> text.
-    mutable std::map<std::tuple<std::string, int, bool>, QString> m_elidedLabels;  ///< RowCanvas's buffer, kept across rows and frames
+    mutable QImage m_rowPixels;  ///< RowCanvas's buffer, kept across rows and frames
+    /// Row labels elided to the label column: (label, width, font) -> text.
+    mutable std::map<std::tuple<std::string, int, QString>, QString> m_elidedLabels;
 };
 
 /// Renders the timeline of `window` (the whole run when empty) into an image, exactly as

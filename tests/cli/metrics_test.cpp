@@ -157,4 +157,8 @@ TEST_CASE("an NVML log sampled around the trace does not dilute the run's metric
     const auto early = metrics({ store, "--json", "--window", "-1s:100ms" });
     CHECK(number(early, "start_ns") == 0);
     CHECK(number(early, "runtime_ns") == 100'000'000);
+    // A window wholly in the log's lead-in stays what was asked: nothing ran there.
+    const auto before = metrics({ store, "--json", "--window", "-1s:-500ms" });
+    CHECK(number(before, "runtime_ns") == 500'000'000);
+    CHECK(number(before, "parallel_efficiency") == 0);
 }

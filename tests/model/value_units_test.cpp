@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 using strata::model::formatQuantity;
 
 TEST_CASE("counter values read with SI prefixes and 4 significant digits", "[units]")
@@ -19,4 +21,14 @@ TEST_CASE("counter values read with SI prefixes and 4 significant digits", "[uni
     CHECK(formatQuantity(0, "W") == "0 W");
     CHECK(formatQuantity(3.2e16, "B") == "32 PB");
     CHECK(formatQuantity(2e-12, "s") == "0.002 ns");
+    // Rounding happens before the prefix is chosen.
+    CHECK(formatQuantity(9999.5, "B") == "10 kB");
+    CHECK(formatQuantity(999950, "B") == "1 MB");
+    CHECK(formatQuantity(0.99995, "s") == "1 s");
+    CHECK(formatQuantity(1e18, "B") == "1e+18 B");  // past P: plain
+    CHECK(formatQuantity(-0.0, "B") == "0 B");
+    CHECK(formatQuantity(std::nan(""), "W") == "n/a W");
+    CHECK(formatQuantity(12000, "%") == "1.2e+04 %");  // never "12 k%"
+    CHECK(formatQuantity(123456789, "misses") == "123.5 Mmisses");  // a word, not a prefix
+    CHECK(formatQuantity(3e9, "Gbps") == "3e+09 Gbps");
 }

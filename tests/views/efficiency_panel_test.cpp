@@ -9,6 +9,8 @@
 #include "views/efficiency_panel.h"
 
 #include <QTableWidget>
+#include <QDockWidget>
+#include <QMainWindow>
 #include <QTest>
 
 #include <catch2/catch.hpp>
@@ -126,18 +128,34 @@ TEST_CASE("efficiency colours: low values red, middling orange, high green", "[g
     CHECK(views::efficiencyScaleText().contains("0.5"));
 }
 
-TEST_CASE("a hidden efficiency panel computes nothing until it is shown", "[gui][efficiency]")
+TEST_CASE("an efficiency panel behind another dock tab computes nothing until raised", "[gui][efficiency]")
 {
     test::TempDir dir;
     storage::StoreReader store(ddpStore(dir));
-    views::EfficiencyPanel panel(store);  // never shown: a dock tabbed away
-    panel.setWindow({ 1'000'000, 2'000'000 });
-    QTest::qWait(400);  // past the pause after a window change
-    CHECK_FALSE(panel.wholeRunReport());
-    CHECK_FALSE(panel.windowReport());
-    panel.show();  // the tab raised
-    for (int i = 0; i < 2000 && !panel.windowReport(); ++i)
+    QMainWindow window;
+    window.setCentralWidget(new QWidget);
+    auto* front = new QDockWidget(QStringLiteral("front"), &window);
+    front->setWidget(new QWidget);
+    auto* back = new QDockWidget(QStringLiteral("efficiency"), &window);
+    auto* panel = new views::EfficiencyPanel(store);
+    back->setWidget(panel);
+    QObject::connect(back, &QDockWidget::visibilityChanged, panel, [panel](bool visible) {
+        if (visible)
+            panel->resume();
+    });
+    window.addDockWidget(Qt::BottomDockWidgetArea, front);
+    window.tabifyDockWidget(front, back);
+    front->raise();
+    window.resize(1000, 700);
+    window.show();
+    panel->setWindow({ 1'000'000, 2'000'000 });
+    QTest::qWait(500);  // past the pause after a window change
+    CHECK(panel->isVisible());  // Qt's view of a tab behind another: "visible"
+    CHECK_FALSE(panel->wholeRunReport());
+    CHECK_FALSE(panel->windowReport());
+    back->raise();  // the user picks its tab
+    for (int i = 0; i < 2000 && !panel->windowReport(); ++i)
         QTest::qWait(10);
-    REQUIRE(panel.windowReport());
-    CHECK(panel.windowReport()->window.startNs == 1'000'000);
+    REQUIRE(panel->windowReport());
+    CHECK(panel->windowReport()->window.startNs == 1'000'000);
 }
