@@ -1,6 +1,6 @@
 #include "views/analyzer_panel.h"
 
-#include "views/on_screen.h"
+#include "views/on_screen_work.h"
 
 #include "model/time_units.h"
 
@@ -20,7 +20,6 @@ namespace strata::views {
 
 namespace {
 
-constexpr int kDebounceMs = 150;
 constexpr std::array kLevels = { model::WorkerLevel::Process, model::WorkerLevel::Thread,
     model::WorkerLevel::Gpu, model::WorkerLevel::Stream };
 
@@ -142,11 +141,7 @@ AnalyzerPanel::AnalyzerPanel(storage::StoreReader& store, QWidget* parent)
     layout->addLayout(top);
     layout->addWidget(m_table, 1);
 
-    m_debounce = new QTimer(this);
-    m_debounce->setSingleShot(true);
-    m_debounce->setInterval(kDebounceMs);
-    connect(m_debounce, &QTimer::timeout, this, &AnalyzerPanel::submit);
-    submit();
+    m_work.requestNow();
 }
 
 AnalyzerPanel::~AnalyzerPanel() = default;
@@ -156,7 +151,7 @@ void AnalyzerPanel::setWindow(model::TimeRange window)
     if (window == m_window)
         return;
     m_window = window;
-    m_debounce->start();
+    m_work.request();
 }
 
 void AnalyzerPanel::setLevel(model::WorkerLevel level)
@@ -165,7 +160,7 @@ void AnalyzerPanel::setLevel(model::WorkerLevel level)
     m_levelBox->blockSignals(true);
     m_levelBox->setCurrentIndex(static_cast<int>(std::find(kLevels.begin(), kLevels.end(), level) - kLevels.begin()));
     m_levelBox->blockSignals(false);
-    submit();
+    m_work.requestNow();
 }
 
 void AnalyzerPanel::setStatistic(ProfileStatistic statistic)
@@ -180,8 +175,7 @@ void AnalyzerPanel::setColumnsByRole(bool byRole)
 
 void AnalyzerPanel::waitForProfile()
 {
-    if (m_debounce->isActive() || m_stale)
-        compute();
+    m_work.runPending();
     m_runner.waitUntilIdle();
 }
 
@@ -193,24 +187,11 @@ void AnalyzerPanel::showEvent(QShowEvent* event)
 
 void AnalyzerPanel::resume()
 {
-    if (m_stale)
-        m_debounce->start();  // submit() looks again: a dock may be on screen for a moment only
-}
-
-void AnalyzerPanel::submit()
-{
-    m_debounce->stop();
-    if (!onScreen(*this)) {
-        m_stale = true;
-        return;
-    }
-    compute();
+    m_work.resume();
 }
 
 void AnalyzerPanel::compute()
 {
-    m_debounce->stop();
-    m_stale = false;
     std::vector<model::TrackId> tracks;
     for (const model::Worker& w : model::workersAt(m_store.resources(), m_level,
                                                    [&](model::TrackId t) { return m_store.summary(t).intervals > 0; }))

@@ -9,6 +9,7 @@
 #include "model/workers.h"
 #include "storage/name_profile.h"
 #include "views/latest_job_runner.h"
+#include "views/on_screen_work.h"
 
 #include <QWidget>
 
@@ -49,9 +50,8 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
-    /// Computes now when the panel shows, else when it is next shown: a dock tabbed away
-    /// costs no work (on a 100M-event store, ~100 MB and seconds per panel).
-    void submit();
+    /// The report for the current request; run by m_work, only while on screen (a dock
+    /// tabbed away costs no work: on a 100M-event store, up to ~100 MB a panel).
     void compute();
     void rebuild();
 
@@ -67,8 +67,8 @@ private:
     QSpinBox* m_topN = nullptr;
     QLabel* m_status = nullptr;
     QTableWidget* m_table = nullptr;
-    QTimer* m_debounce = nullptr;
-    bool m_stale = false;  ///< a request arrived while hidden
+    /// compute() after a 150 ms pause in window changes, only while on screen.
+    OnScreenWork m_work {*this, 150, [this] { compute(); }};
     LatestJobRunner m_runner {this};  // last: its thread stops before the rest goes
 };
 

@@ -1,6 +1,6 @@
 #include "views/efficiency_panel.h"
 
-#include "views/on_screen.h"
+#include "views/on_screen_work.h"
 
 #include "model/role_rules.h"
 #include "model/time_units.h"
@@ -23,7 +23,6 @@ using storage::EfficiencyReport;
 
 namespace {
 
-constexpr int kDebounceMs = 150;
 constexpr std::array kLevels = { model::WorkerLevel::Process, model::WorkerLevel::Thread,
     model::WorkerLevel::Gpu, model::WorkerLevel::Stream };
 
@@ -167,10 +166,6 @@ EfficiencyPanel::EfficiencyPanel(storage::StoreReader& store, QWidget* parent)
     layout->addLayout(top);
     layout->addWidget(split, 1);
 
-    m_debounce = new QTimer(this);
-    m_debounce->setSingleShot(true);
-    m_debounce->setInterval(kDebounceMs);
-    connect(m_debounce, &QTimer::timeout, this, &EfficiencyPanel::submit);
     setLevel(m_level);
 }
 
@@ -184,7 +179,7 @@ void EfficiencyPanel::setLevel(model::WorkerLevel level)
     m_levelBox->blockSignals(false);
     m_levelWorkers = model::workersAt(m_store.resources(), level,
                                       [&](model::TrackId t) { return m_store.summary(t).intervals > 0; });
-    submit(); // a level change is deliberate: no pause
+    m_work.requestNow(); // a level change is deliberate: no pause
 }
 
 void EfficiencyPanel::setWindow(model::TimeRange window)
@@ -192,23 +187,11 @@ void EfficiencyPanel::setWindow(model::TimeRange window)
     if (window == m_requestedWindow)
         return;
     m_requestedWindow = window;
-    m_debounce->start();
-}
-
-void EfficiencyPanel::submit()
-{
-    m_debounce->stop();
-    if (!onScreen(*this)) {
-        m_stale = true;
-        return;
-    }
-    compute();
+    m_work.request();
 }
 
 void EfficiencyPanel::compute()
 {
-    m_debounce->stop();
-    m_stale = false;
     const model::WorkerLevel level = m_level;
     const model::TimeRange window = m_requestedWindow;
     const bool needWhole = !m_whole || m_whole->level != level;
@@ -240,8 +223,7 @@ void EfficiencyPanel::compute()
 
 void EfficiencyPanel::waitForReports()
 {
-    if (m_debounce->isActive() || m_stale)
-        compute();
+    m_work.runPending();
     m_runner.waitUntilIdle();
 }
 
@@ -253,8 +235,7 @@ void EfficiencyPanel::showEvent(QShowEvent* event)
 
 void EfficiencyPanel::resume()
 {
-    if (m_stale)
-        m_debounce->start();  // submit() looks again: a dock may be on screen for a moment only
+    m_work.resume();
 }
 
 void EfficiencyPanel::showReports()
