@@ -1,7 +1,7 @@
 #include "app/arg_parser.h"
 #include "app/commands.h"
 #include "model/json_text.h"
-#include "storage/store_reader.h"
+#include "storage/store/store_reader.h"
 
 #include "bench/flame_bench.h"
 #include "bench/store_bench.h"

@@ -1,8 +1,8 @@
 #include "app/cli.h"
 
 #include "app/commands.h"
-#include "storage/input_error.h"
-#include "storage/sqlite_db.h"
+#include "storage/store/input_error.h"
+#include "storage/store/sqlite_db.h"
 
 #include <cstdio>
 #include <exception>

@@ -7,8 +7,8 @@
 #include "app/cut_job.h"
 #include "app/progress_bar.h"
 #include "model/filter_expression.h"
-#include "storage/store_reader.h"
-#include "storage/trace_cut.h"
+#include "storage/export/trace_cut.h"
+#include "storage/store/store_reader.h"
 
 #include <chrono>
 #include <cstdio>

@@ -1,9 +1,9 @@
 #include "app/cut_job.h"
 
-#include "storage/chrome_json_writer.h"
-#include "storage/paraver_writer.h"
-#include "storage/store_builder.h"
-#include "storage/store_reader.h"
+#include "storage/export/chrome_json_writer.h"
+#include "storage/export/paraver_writer.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
 
 #include <stdexcept>
 

@@ -4,7 +4,7 @@
 // writer builds into temporary files and renames them into place at the end, so an
 // error or a cancel leaves no half-written output.
 
-#include "storage/trace_cut.h"
+#include "storage/export/trace_cut.h"
 
 #include <filesystem>
 

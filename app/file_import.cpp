@@ -1,13 +1,13 @@
 #include "app/file_import.h"
 
-#include "storage/chrome_json_importer.h"
-#include "storage/counter_log_importer.h"
-#include "storage/folded_importer.h"
-#include "storage/ncu_importer.h"
-#include "storage/nsys_importer.h"
-#include "storage/otf2_importer.h"
-#include "storage/paraver_importer.h"
-#include "storage/perf_script_importer.h"
+#include "storage/import/chrome/chrome_json_importer.h"
+#include "storage/import/counters/counter_log_importer.h"
+#include "storage/import/ncu/ncu_importer.h"
+#include "storage/import/nsys/nsys_importer.h"
+#include "storage/import/otf2/otf2_importer.h"
+#include "storage/import/paraver/paraver_importer.h"
+#include "storage/import/stacks/folded_importer.h"
+#include "storage/import/stacks/perf_script_importer.h"
 
 namespace strata::app {
 

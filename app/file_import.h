@@ -3,10 +3,10 @@
 // read and the anomalies it counted, kept in the store's meta as "import.N.ROW" (the
 // table `strata info` prints) and its warnings returned as "FILE: warning: ..." lines.
 
-#include "storage/format_detect.h"
-#include "storage/kernel_recorder.h"
-#include "storage/progress.h"
-#include "storage/store_builder.h"
+#include "storage/import/common/format_detect.h"
+#include "storage/import/common/kernel_recorder.h"
+#include "storage/store/progress.h"
+#include "storage/store/store_builder.h"
 
 #include <filesystem>
 #include <optional>

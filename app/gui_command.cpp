@@ -4,8 +4,8 @@
 #include "app/main_window.h"
 #include "app/progress_bar.h"
 #include "app/trace_opener.h"
-#include "storage/store_builder.h"
-#include "storage/synthetic_trace.h"
+#include "storage/store/store_builder.h"
+#include "storage/synth/synthetic_trace.h"
 #include "views/timeline_renderer.h"
 
 #include <QApplication>

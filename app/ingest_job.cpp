@@ -2,9 +2,9 @@
 
 #include "app/file_import.h"
 
-#include "storage/chrome_json_importer.h"
-#include "storage/input_error.h"
-#include "storage/store_builder.h"
+#include "storage/import/chrome/chrome_json_importer.h"
+#include "storage/store/input_error.h"
+#include "storage/store/store_builder.h"
 
 #include <algorithm>
 #include <chrono>

@@ -5,8 +5,8 @@
 // (rows read, anomalies counted, warnings) is kept in the store's meta as the import
 // report ("import.N.file", "import.N.<row>") that `strata info` prints.
 
-#include "storage/format_detect.h"
-#include "storage/progress.h"
+#include "storage/import/common/format_detect.h"
+#include "storage/store/progress.h"
 
 #include <filesystem>
 #include <functional>

@@ -6,7 +6,7 @@
 // one run); raw traces are ingested first (app/trace_opener.h). Window layout and recent
 // files persist in QSettings.
 
-#include "storage/store_reader.h"
+#include "storage/store/store_reader.h"
 #include "views/color_palette.h"
 
 #include <QMainWindow>

@@ -7,9 +7,9 @@
 #include "app/commands.h"
 #include "app/metrics_format.h"
 #include "model/role_rules.h"
-#include "storage/efficiency_report.h"
-#include "storage/input_error.h"
-#include "storage/name_profile.h"
+#include "storage/analysis/efficiency_report.h"
+#include "storage/analysis/name_profile.h"
+#include "storage/store/input_error.h"
 
 #include <cstdio>
 #include <fstream>

@@ -2,8 +2,8 @@
 // Text and JSON output of `strata metrics` (efficiency report and --profile).
 
 #include "model/role_rules.h"
-#include "storage/efficiency_report.h"
-#include "storage/name_profile.h"
+#include "storage/analysis/efficiency_report.h"
+#include "storage/analysis/name_profile.h"
 
 #include <string>
 

@@ -3,7 +3,7 @@
 // clean): fraction done, rate (units of the caller's counts per second: bytes, events)
 // and the time left. Redraws at most ~10 times a second.
 
-#include "storage/progress.h"
+#include "storage/store/progress.h"
 
 #include <chrono>
 #include <string>

@@ -3,7 +3,7 @@
 // its phase and fraction and offers Cancel; the work's ProgressFn returns false once the
 // user cancelled, and the work throws storage::Cancelled. Errors are rethrown here.
 
-#include "storage/progress.h"
+#include "storage/store/progress.h"
 
 #include <QString>
 

@@ -1,10 +1,10 @@
 #include "app/arg_parser.h"
 #include "app/commands.h"
 #include "app/progress_bar.h"
-#include "storage/chrome_json_writer.h"
-#include "storage/paraver_writer.h"
-#include "storage/store_builder.h"
-#include "storage/synthetic_trace.h"
+#include "storage/export/chrome_json_writer.h"
+#include "storage/export/paraver_writer.h"
+#include "storage/store/store_builder.h"
+#include "storage/synth/synthetic_trace.h"
 
 #include <cstdio>
 #include <filesystem>

@@ -2,9 +2,9 @@
 
 #include "app/ingest_job.h"
 #include "app/progress_dialog.h"
-#include "storage/format_detect.h"
-#include "storage/input_error.h"
-#include "storage/store_reader.h"
+#include "storage/import/common/format_detect.h"
+#include "storage/store/input_error.h"
+#include "storage/store/store_reader.h"
 
 #include <QMessageBox>
 

@@ -4,7 +4,7 @@
 // busiest tracks, a pseudo-random sequence of zooms and pans).
 
 #include "model/time_units.h"
-#include "storage/store_reader.h"
+#include "storage/store/store_reader.h"
 
 #include <chrono>
 #include <filesystem>

@@ -1,9 +1,9 @@
 #include "bench/flame_bench.h"
 
-#include "storage/flame_query.h"
-#include "storage/sqlite_db.h"
-#include "storage/store_builder.h"
-#include "storage/synthetic_trace.h"
+#include "storage/analysis/flame_query.h"
+#include "storage/store/sqlite_db.h"
+#include "storage/store/store_builder.h"
+#include "storage/synth/synthetic_trace.h"
 
 #include "bench/bench_support.h"
 

@@ -7,7 +7,7 @@
 // Clicking a name cell emits (track, name) so the timeline can show that name's instances.
 
 #include "model/workers.h"
-#include "storage/name_profile.h"
+#include "storage/analysis/name_profile.h"
 #include "views/latest_job_runner.h"
 #include "views/on_screen_work.h"
 

@@ -13,7 +13,7 @@
 // ruler's ticks and labels (time_ticks.h). Without a timeline the plots span what a
 // timeline as wide as the panel would: from its label column to the right edge.
 
-#include "storage/store_reader.h"
+#include "storage/store/store_reader.h"
 #include "views/counter_series.h"
 
 #include <QPointer>

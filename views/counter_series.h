@@ -8,7 +8,7 @@
 // flat (a point at the end of the last bucket repeats its `last`), never interpolated.
 
 #include "model/lod_grid.h"
-#include "storage/store_reader.h"
+#include "storage/store/store_reader.h"
 
 #include <QPointF>
 #include <QList>

@@ -3,7 +3,7 @@
 // nesting depth, then every argument the trace recorded for it (kernel grid and block,
 // collective sizes, ...), nested objects as sub-trees.
 
-#include "storage/store_reader.h"
+#include "storage/store/store_reader.h"
 #include "views/timeline_renderer.h"
 
 #include <QTreeWidget>

@@ -11,7 +11,7 @@
 
 #include "model/role.h"
 #include "model/workers.h"
-#include "storage/efficiency_report.h"
+#include "storage/analysis/efficiency_report.h"
 #include "views/latest_job_runner.h"
 #include "views/on_screen_work.h"
 

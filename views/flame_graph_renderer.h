@@ -16,7 +16,7 @@
 // Cost: O(visible boxes); no QGraphicsItem per frame (STYLE 8.3).
 
 #include "model/flame_analysis.h"
-#include "storage/flame_query.h"
+#include "storage/analysis/flame_query.h"
 
 #include <QImage>
 #include <QPainter>

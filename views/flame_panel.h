@@ -12,7 +12,7 @@
 //     same window relative to its start or its whole run (the "whole run" box).
 // A readout under the buttons names the baseline.
 
-#include "storage/flame_query.h"
+#include "storage/analysis/flame_query.h"
 #include "views/flame_graph_widget.h"
 #include "views/latest_job_runner.h"
 

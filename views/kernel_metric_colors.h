@@ -5,7 +5,7 @@
 // are loaded once per metric (one kernelMetrics() call per track that has any) and
 // looked up by (track, kernel start), the key the store joins them on.
 
-#include "storage/store_reader.h"
+#include "storage/store/store_reader.h"
 
 #include <QColor>
 #include <QString>

@@ -4,7 +4,7 @@
 // worker thread (storage::searchIntervals reads every track in chunks); the matching
 // names are highlighted at once, the count and the jump list follow.
 
-#include "storage/event_search.h"
+#include "storage/analysis/event_search.h"
 #include "views/latest_job_runner.h"
 #include "views/timeline_renderer.h"
 

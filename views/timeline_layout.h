@@ -7,7 +7,7 @@
 // groups above them.
 
 #include "model/resource_tree.h"
-#include "storage/store_reader.h"
+#include "storage/store/store_reader.h"
 
 #include <set>
 #include <string>

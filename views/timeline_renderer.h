@@ -15,7 +15,7 @@
 // covered, so a zoomed-out trace reads like Paraver's timeline. Counters are a min/max
 // envelope. Cost: O(pixels x rows) plus the exact events in the window.
 
-#include "storage/store_reader.h"
+#include "storage/store/store_reader.h"
 #include "views/color_palette.h"
 #include "views/timeline_layout.h"
 

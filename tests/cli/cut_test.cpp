@@ -5,9 +5,9 @@
 // with 1 and point at the column; and a cut of the real 4-rank DDP store.
 
 #include "model/filter_expression.h"
-#include "storage/memory_trace.h"
-#include "storage/paraver_importer.h"
-#include "storage/store_reader.h"
+#include "storage/import/paraver/paraver_importer.h"
+#include "storage/store/memory_trace.h"
+#include "storage/store/store_reader.h"
 
 #include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"

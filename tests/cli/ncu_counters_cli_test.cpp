@@ -2,7 +2,7 @@
 // Kineto trace whatever the argument order; the per-kernel table read back through
 // StoreReader; bad input exits 1 with one line.
 
-#include "storage/store_reader.h"
+#include "storage/store/store_reader.h"
 
 #include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"

@@ -1,7 +1,7 @@
 #pragma once
 // A TraceSink that only counts events: for timing an importer alone.
 
-#include "storage/trace_sink.h"
+#include "storage/store/trace_sink.h"
 
 namespace strata::test {
 

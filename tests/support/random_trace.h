@@ -5,7 +5,7 @@
 // intervals, equal start times, args, instants, counters with repeated timestamps and
 // long gaps, flows and stack samples.
 
-#include "storage/memory_trace.h"
+#include "storage/store/memory_trace.h"
 
 #include <cstdint>
 

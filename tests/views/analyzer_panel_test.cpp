@@ -1,8 +1,8 @@
 // The Analyzer panel's cells are storage::profileNames' statistics.
 
-#include "storage/name_profile.h"
-#include "storage/store_builder.h"
-#include "storage/store_reader.h"
+#include "storage/analysis/name_profile.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
 #include "tests/support/temp_dir.h"
 #include "views/analyzer_panel.h"
 

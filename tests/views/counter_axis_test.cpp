@@ -1,8 +1,8 @@
 // The counter charts share the timeline's time axis exactly: a time sits at the same
 // screen x in the timeline and in every chart, and both tick it at the same step.
 
-#include "storage/store_builder.h"
-#include "storage/store_reader.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
 #include "views/counter_charts_panel.h"
 #include "views/time_ticks.h"
 #include "views/timeline_renderer.h"

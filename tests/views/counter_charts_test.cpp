@@ -1,8 +1,8 @@
 // The counter charts and the kernel-metric colouring on the real H100 run: Kineto trace,
 // NVML counter log and Nsight Compute metrics ingested together by the strata binary.
 
-#include "storage/store_builder.h"
-#include "storage/store_reader.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
 #include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"
 #include "views/counter_charts_panel.h"

@@ -1,10 +1,10 @@
 // The Efficiency panel on the 4-rank DDP run: its numbers are computeEfficiency's, the
 // window column follows the window, low values are red.
 
-#include "storage/chrome_json_importer.h"
-#include "storage/efficiency_report.h"
-#include "storage/store_builder.h"
-#include "storage/store_reader.h"
+#include "storage/analysis/efficiency_report.h"
+#include "storage/import/chrome/chrome_json_importer.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
 #include "tests/support/temp_dir.h"
 #include "views/efficiency_panel.h"
 

@@ -4,10 +4,10 @@
 // (red) while its sibling shrinks (blue); the real perf trace's two halves differ both
 // ways; bad arguments fail with one line.
 
-#include "storage/folded_importer.h"
-#include "storage/perf_script_importer.h"
-#include "storage/store_builder.h"
-#include "storage/store_reader.h"
+#include "storage/import/stacks/folded_importer.h"
+#include "storage/import/stacks/perf_script_importer.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
 #include "views/flame_panel.h"
 
 #include <QApplication>

@@ -3,11 +3,11 @@
 // zooms back, search reports the share; the callers/callees table sorts by weight. The
 // real perf and Kineto traces render to PNGs (in the temp folder) that we look at.
 
-#include "storage/chrome_json_importer.h"
-#include "storage/folded_importer.h"
-#include "storage/perf_script_importer.h"
-#include "storage/store_builder.h"
-#include "storage/store_reader.h"
+#include "storage/import/chrome/chrome_json_importer.h"
+#include "storage/import/stacks/folded_importer.h"
+#include "storage/import/stacks/perf_script_importer.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
 #include "tests/support/temp_dir.h"
 #include "views/flame_graph_renderer.h"
 #include "views/flame_graph_widget.h"

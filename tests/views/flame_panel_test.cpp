@@ -1,7 +1,7 @@
 // The flame graph dock aggregates what the timeline shows: its window and tracks.
 
-#include "storage/store_builder.h"
-#include "storage/store_reader.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
 #include "tests/support/temp_dir.h"
 #include "views/flame_panel.h"
 

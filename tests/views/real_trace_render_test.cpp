@@ -1,9 +1,9 @@
 // A real Kineto trace (one H100, torch.profiler) rendered at whole-run, step and kernel
 // scale: the pictures are not blank, and a known kernel is drawn where the store says.
 
-#include "storage/chrome_json_importer.h"
-#include "storage/store_builder.h"
-#include "storage/store_reader.h"
+#include "storage/import/chrome/chrome_json_importer.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
 #include "tests/support/temp_dir.h"
 #include "views/color_palette.h"
 #include "views/timeline_renderer.h"

@@ -1,9 +1,9 @@
 // RowCanvas writes dense boxes straight into pixels on raster devices: it must draw
 // exactly what QPainter draws for the same boxes, which is what vector devices get.
 
-#include "storage/store_reader.h"
-#include "storage/synthetic_trace.h"
-#include "storage/store_builder.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
+#include "storage/synth/synthetic_trace.h"
 #include "tests/support/temp_dir.h"
 #include "views/row_canvas.h"
 #include "views/timeline_renderer.h"

@@ -2,8 +2,8 @@
 // back and forward, click and double-click events, collapse a group, search, and use
 // the overview strip. Driven by synthetic input events on offscreen widgets.
 
-#include "storage/store_builder.h"
-#include "storage/store_reader.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
 #include "tests/support/temp_dir.h"
 #include "views/overview_strip.h"
 #include "views/search_bar.h"

@@ -1,8 +1,8 @@
 // The timeline renders what the store holds: a known interval's colour at its x, the
 // background where nothing lies, and shaded summary columns when zoomed out.
 
-#include "storage/store_builder.h"
-#include "storage/store_reader.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
 #include "tests/support/temp_dir.h"
 #include "views/color_palette.h"
 #include "views/timeline_renderer.h"

@@ -1,7 +1,7 @@
 // Navigation invariants of the timeline widget, driven by synthetic input events.
 
-#include "storage/store_builder.h"
-#include "storage/store_reader.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
 #include "tests/support/temp_dir.h"
 #include "views/timeline_widget.h"
 

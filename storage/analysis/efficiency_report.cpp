@@ -1,0 +1,149 @@
+#include "storage/analysis/efficiency_report.h"
+
+#include <algorithm>
+
+namespace strata::storage {
+
+using model::TimeNs;
+using model::WorkerLevel;
+
+namespace {
+
+std::vector<model::Worker> selectWorkers(
+    const StoreReader& store, WorkerLevel level, bool all, std::vector<std::string>& ignored)
+{
+    auto workers = model::workersAt(
+        store.resources(), level, [&](model::TrackId t) { return store.summary(t).intervals > 0; });
+    auto intervals = [&](const model::Worker& w) {
+        std::int64_t n = 0;
+        for (model::TrackId t : w.tracks)
+            n += store.summary(t).intervals;
+        return n;
+    };
+    std::int64_t busiest = 0;
+    for (const auto& w : workers)
+        busiest = std::max(busiest, intervals(w));
+    if (all)
+        return workers;
+    std::vector<model::Worker> kept;
+    for (auto& w : workers) {
+        if (intervals(w) * 100 >= busiest)
+            kept.push_back(std::move(w));
+        else
+            ignored.push_back(w.name);
+    }
+    return kept;
+}
+
+bool anyStreamIntervals(const StoreReader& store)
+{
+    for (const model::TrackInfo& t : store.resources().tracks()) {
+        if (t.kind == model::ResourceKind::Stream && store.summary(t.id).intervals > 0)
+            return true;
+    }
+    return false;
+}
+
+/// The process driving `gpu`: the one named in the GPU's trailing parentheses, or the
+/// only one.
+const model::Worker* hostOf(const model::Worker& gpu, const std::vector<model::Worker>& processes)
+{
+    const std::string& name = gpu.name;
+    const auto open = name.rfind('(');
+    if (open != std::string::npos && name.back() == ')') {
+        const std::string inner = name.substr(open + 1, name.size() - open - 2);
+        for (const auto& p : processes) {
+            if (p.name == inner || p.name.ends_with("/" + inner))
+                return &p;
+        }
+    }
+    return processes.size() == 1 ? &processes.front() : nullptr;
+}
+
+GpuIdleCauses idleCauses(
+    const std::vector<RoleSlot>& gpuSlots, const std::vector<RoleSlot>& hostSlots)
+{
+    GpuIdleCauses c;
+    for (std::size_t i = 0; i < gpuSlots.size() && i < hostSlots.size(); ++i) {
+        const model::RoleTimes& g = gpuSlots[i].times;
+        const model::RoleTimes& h = hostSlots[i].times;
+        const TimeNs idle = g.uncoveredNs();
+        if (idle <= 0 || h.windowNs <= 0)
+            continue;
+        c.gpuIdleNs += idle;
+        const double scale = static_cast<double>(idle) / static_cast<double>(h.windowNs);
+        TimeNs given = 0;
+        for (std::size_t r = 0; r < model::kRoleCount; ++r) {
+            const auto part = static_cast<TimeNs>(static_cast<double>(h.ns[r]) * scale);
+            c.hostRoleNs[r] += part;
+            given += part;
+        }
+        c.hostInactiveNs += idle - given;
+    }
+    return c;
+}
+
+}  // namespace
+
+EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& request)
+{
+    EfficiencyReport report;
+    // T is the run's time: a counter log sampled before and after the trace is not.
+    report.window = request.window.empty() ? store.activitySpan()
+                                           : request.window.clippedTo(store.activitySpan());
+    report.level =
+        request.level.value_or(anyStreamIntervals(store) ? WorkerLevel::Gpu : WorkerLevel::Process);
+    const bool device = model::isDeviceLevel(report.level);
+    const TimeNs T = report.window.durationNs();
+
+    RoleTimeReader reader(store, { request.maxSlots, request.rules });
+    const auto priority = device ? model::kDeviceWorker : model::kHostWorker;
+    const auto workers =
+        selectWorkers(store, report.level, request.allWorkers, report.ignoredWorkers);
+    std::vector<std::vector<RoleSlot>> workerSlots;
+    for (const model::Worker& w : workers) {
+        workerSlots.push_back(reader.roleSlots(w.tracks, report.window, priority));
+        model::RoleTimes total;
+        for (const RoleSlot& s : workerSlots.back())
+            total += s.times;
+        report.exact = report.exact && total.exact();
+        report.workers.push_back({ w.name, total });
+    }
+    report.attribution = reader.attribution();
+    report.pop = model::popMetrics(report.workers, T);
+    if (!device)
+        return report;
+
+    report.gpu = model::gpuMetrics(report.workers, T);
+    std::vector<std::string> ignoredHosts;
+    const auto processes =
+        selectWorkers(store, WorkerLevel::Process, request.allWorkers, ignoredHosts);
+    if (processes.empty())
+        return report;
+    RoleTimeReader hostReader(store, { request.maxSlots, request.rules });
+    std::vector<std::vector<RoleSlot>> processSlots;
+    for (const model::Worker& p : processes) {
+        processSlots.push_back(hostReader.roleSlots(p.tracks, report.window, model::kHostWorker));
+        model::RoleTimes total;
+        for (const RoleSlot& s : processSlots.back())
+            total += s.times;
+        report.hostProcesses.push_back({ p.name, total });
+    }
+    report.hostPop = model::popMetrics(report.hostProcesses, T);
+    report.deviceOffloadEfficiency = model::deviceOffloadEfficiency(report.hostProcesses, T);
+    if (report.level != WorkerLevel::Gpu)
+        return report;
+    for (std::size_t g = 0; g < workers.size(); ++g) {
+        const model::Worker* host = hostOf(workers[g], processes);
+        if (!host)
+            continue;
+        const auto hostIndex = static_cast<std::size_t>(host - processes.data());
+        GpuIdleCauses c = idleCauses(workerSlots[g], processSlots[hostIndex]);
+        c.gpu = workers[g].name;
+        c.process = host->name;
+        report.gpuIdle.push_back(c);
+    }
+    return report;
+}
+
+}  // namespace strata::storage

@@ -1,0 +1,441 @@
+#include "storage/import/chrome/chrome_event_reader.h"
+
+#include "storage/import/common/gzip_reader.h"
+#include "storage/store/input_error.h"
+
+#include <cstring>
+
+namespace strata::storage {
+
+namespace {
+
+constexpr std::size_t kInitialWindowBytes = std::size_t(2) << 20;
+
+inline bool isSpace(char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+inline bool isDigit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+void setOnce(std::string_view& slot, std::string_view value)
+{
+    if (slot.empty())
+        slot = value;
+}
+
+// Sorts an event's members into the slots importers read, comparing keys by length first.
+void classifyFields(const std::vector<JsonField>& fields, ChromeEventFields& event)
+{
+    event = ChromeEventFields {};
+    for (const JsonField& f : fields) {
+        const std::string_view k = f.key;
+        switch (k.size()) {
+        case 2:
+            if (k[0] == 'p' && k[1] == 'h')
+                setOnce(event.ph, f.value);
+            else if (k[0] == 't' && k[1] == 's')
+                setOnce(event.ts, f.value);
+            else if (k[0] == 'i' && k[1] == 'd')
+                setOnce(event.id, f.value);
+            else if (k[0] == 'b' && k[1] == 'p')
+                setOnce(event.bp, f.value);
+            break;
+        case 3:
+            if (k == "pid")
+                setOnce(event.pid, f.value);
+            else if (k == "tid")
+                setOnce(event.tid, f.value);
+            else if (k == "cat")
+                setOnce(event.cat, f.value);
+            else if (k == "dur")
+                setOnce(event.dur, f.value);
+            else if (k == "id2")
+                setOnce(event.id2, f.value);
+            break;
+        case 4:
+            if (k == "name")
+                setOnce(event.name, f.value);
+            else if (k == "args")
+                setOnce(event.args, f.value);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+}  // namespace
+
+ChromeEventReader::ChromeEventReader(GzipReader& input, std::string fileName, bool keepTopLevel)
+    : m_input(input)
+    , m_fileName(std::move(fileName))
+    , m_keepTopLevel(keepTopLevel)
+{
+    m_buf.resize(kInitialWindowBytes);
+}
+
+void ChromeEventReader::fail(std::uint64_t offset, const std::string& what) const
+{
+    throw InputError::atByte(m_fileName, offset, what);
+}
+
+bool ChromeEventReader::refill()
+{
+    if (m_eof)
+        return false;
+    if (m_pos > 0) {
+        std::memmove(m_buf.data(), m_buf.data() + m_pos, m_len - m_pos);
+        m_base += m_pos;
+        m_len -= m_pos;
+        m_pos = 0;
+    }
+    if (m_len == m_buf.size())
+        m_buf.resize(m_buf.size() * 2);  // one event larger than the window
+    const std::size_t before = m_len;
+    while (m_len < m_buf.size()) {
+        std::size_t n = m_input.read(m_buf.data() + m_len, m_buf.size() - m_len);
+        if (n == 0) {
+            m_eof = true;
+            break;
+        }
+        m_len += n;
+    }
+    return m_len > before;
+}
+
+int ChromeEventReader::peekNonSpace()
+{
+    for (;;) {
+        while (m_pos < m_len && isSpace(m_buf[m_pos]))
+            ++m_pos;
+        if (m_pos < m_len)
+            return static_cast<unsigned char>(m_buf[m_pos]);
+        if (!refill())
+            return -1;
+    }
+}
+
+bool ChromeEventReader::readTopKey(std::string& key)
+{
+    // m_buf[m_pos] is the opening quote.
+    for (;;) {
+        const char* base = m_buf.data() + m_pos;
+        const char* end = m_buf.data() + m_len;
+        const char* q = nullptr;
+        try {
+            q = skipJsonString(base + 1, end, base);
+        } catch (const JsonSyntaxError& e) {
+            fail(position() + e.offset, e.what);
+        }
+        if (q) {
+            std::string scratch;
+            std::string_view raw(base, static_cast<std::size_t>(q + 1 - base));
+            key = std::string(*jsonString(raw, scratch));
+            m_pos += raw.size();
+            break;
+        }
+        if (!refill())
+            return false;
+    }
+    int c = peekNonSpace();
+    if (c < 0)
+        return false;
+    if (c != ':')
+        fail(position(), "expected ':' after a member name");
+    ++m_pos;
+    return true;
+}
+
+bool ChromeEventReader::skipTopValue(std::string* keep)
+{
+    int first = peekNonSpace();
+    if (first < 0)
+        return false;
+    if (first != '{' && first != '[' && first != '"') {
+        // A number or a literal: gather the token, then check it.
+        std::string token;
+        for (;;) {
+            std::size_t start = m_pos;
+            while (m_pos < m_len && !isSpace(m_buf[m_pos]) && m_buf[m_pos] != ','
+                && m_buf[m_pos] != '}' && m_buf[m_pos] != ']')
+                ++m_pos;
+            token.append(m_buf.data() + start, m_pos - start);
+            if (m_pos < m_len || !refill())
+                break;
+        }
+        const std::uint64_t at = position() - token.size();
+        bool valid = token == "true" || token == "false" || token == "null";
+        if (!valid && !token.empty() && (token[0] == '-' || isDigit(token[0]))) {
+            std::string padded = token + ' ';
+            try {
+                const char* e =
+                    skipJsonNumber(padded.data(), padded.data() + padded.size(), padded.data());
+                valid = e == padded.data() + token.size();
+            } catch (const JsonSyntaxError&) {
+                valid = false;
+            }
+        }
+        if (!valid)
+            fail(at, "expected a value (a string, number, object, array, true, false or null)");
+        if (keep)
+            *keep = std::move(token);
+        return true;
+    }
+
+    // A string, object or array, streamed through the window: only its brackets and strings
+    // are followed here (it is not an event; a kept value is parsed again by its user).
+    std::vector<char> closers;
+    bool inString = false;
+    bool escape = false;
+    bool keeping = keep != nullptr;
+    std::size_t start = m_pos;
+    for (;;) {
+        for (; m_pos < m_len; ++m_pos) {
+            const char ch = m_buf[m_pos];
+            if (inString) {
+                if (escape) {
+                    escape = false;
+                } else if (ch == '\\') {
+                    escape = true;
+                } else if (ch == '"') {
+                    inString = false;
+                    if (closers.empty()) {
+                        ++m_pos;
+                        break;
+                    }
+                }
+                continue;
+            }
+            if (ch == '"') {
+                inString = true;
+            } else if (ch == '{') {
+                closers.push_back('}');
+            } else if (ch == '[') {
+                closers.push_back(']');
+            } else if (ch == '}' || ch == ']') {
+                if (closers.empty() || closers.back() != ch)
+                    fail(position(),
+                        closers.empty() ? std::string("expected a value")
+                                        : std::string("expected '") + closers.back() + "'");
+                closers.pop_back();
+                if (closers.empty()) {
+                    ++m_pos;
+                    break;
+                }
+            }
+        }
+        const bool done = !inString && closers.empty() && m_pos > start;
+        if (keeping) {
+            keep->append(m_buf.data() + start, m_pos - start);
+            if (keep->size() > kMaxTopLevelBytes) {
+                keeping = false;
+                keep->clear();
+            }
+        }
+        if (done)
+            return true;
+        if (!refill())
+            return false;
+        start = m_pos;
+    }
+}
+
+bool ChromeEventReader::readEvent()
+{
+    for (;;) {
+        std::size_t n = 0;
+        try {
+            n = scanJsonObject(std::string_view(m_buf.data() + m_pos, m_len - m_pos), m_fields);
+        } catch (const JsonSyntaxError& e) {
+            fail(position() + e.offset, e.what);
+        }
+        if (n > 0) {
+            classifyFields(m_fields, m_event);
+            m_eventOffset = position();
+            m_eventIndex = m_nextIndex++;
+            m_pos += n;
+            return true;
+        }
+        if (!refill())
+            return false;
+    }
+}
+
+void ChromeEventReader::finishTopLevel()
+{
+    if (!m_sawEvents)
+        fail(position(), "expected a \"traceEvents\" member in the top-level object");
+    if (peekNonSpace() >= 0)
+        fail(position(), "expected the end of the file after the trace");
+    m_state = State::Finished;
+}
+
+void ChromeEventReader::endOfInput(const char* what)
+{
+    if (!m_sawEvents)
+        fail(position(), std::string("expected a \"traceEvents\" member (the file ends here)"));
+    m_fields.clear();
+    m_event = ChromeEventFields {};
+    const bool betweenEvents = m_state == State::ArrayFirst || m_state == State::ArrayNext
+        || m_state == State::ArrayCommaOrEnd;
+    if (m_bareArray && betweenEvents) {
+        // The Chrome trace format lets a bare array end without its ']'.
+        m_endNote = "the JSON array is not closed with ']'";
+    } else {
+        m_truncation = std::string(what) + " at byte " + std::to_string(position());
+    }
+    m_state = State::Finished;
+}
+
+bool ChromeEventReader::next()
+{
+    for (;;) {
+        switch (m_state) {
+        case State::Start: {
+            refill();
+            if (m_len >= 3 && static_cast<unsigned char>(m_buf[0]) == 0xEF
+                && static_cast<unsigned char>(m_buf[1]) == 0xBB
+                && static_cast<unsigned char>(m_buf[2]) == 0xBF)
+                m_pos = 3;  // a UTF-8 byte order mark
+            const bool empty = m_len == 0;
+            int c = peekNonSpace();
+            if (c == '[') {
+                m_bareArray = true;
+                m_sawEvents = true;
+                m_state = State::ArrayFirst;
+            } else if (c == '{') {
+                m_state = State::TopKeyOrEnd;
+            } else {
+                fail(position(),
+                    empty       ? "expected '{' or '[' (the file is empty)"
+                        : c < 0 ? "expected '{' or '[' (the file holds only white space)"
+                                : "expected '{' or '[' (a Chrome trace is a JSON object or "
+                                  "array; this is not JSON)");
+            }
+            ++m_pos;
+            break;
+        }
+        case State::TopKeyOrEnd:
+        case State::TopKey: {
+            int c = peekNonSpace();
+            if (c < 0) {
+                endOfInput("the top-level object is not closed");
+                return false;
+            }
+            if (c == '}' && m_state == State::TopKeyOrEnd) {
+                ++m_pos;
+                finishTopLevel();
+                return false;
+            }
+            if (c != '"')
+                fail(position(),
+                    m_state == State::TopKey ? "expected a member name (a string)"
+                                             : "expected a member name or '}'");
+            std::string key;
+            if (!readTopKey(key)) {
+                endOfInput("the top-level object is not closed");
+                return false;
+            }
+            if (key == "traceEvents" && !m_sawEvents) {
+                int v = peekNonSpace();
+                if (v < 0) {
+                    endOfInput("the top-level object is not closed");
+                    return false;
+                }
+                if (v != '[')
+                    fail(position(), "expected '[' after \"traceEvents\":");
+                ++m_pos;
+                m_sawEvents = true;
+                m_state = State::ArrayFirst;
+            } else {
+                std::string value;
+                if (!skipTopValue(m_keepTopLevel ? &value : nullptr)) {
+                    endOfInput("the top-level object is not closed");
+                    return false;
+                }
+                if (m_keepTopLevel && !value.empty())
+                    m_topLevel.emplace_back(std::move(key), std::move(value));
+                m_state = State::TopCommaOrEnd;
+            }
+            break;
+        }
+        case State::TopCommaOrEnd: {
+            int c = peekNonSpace();
+            if (c < 0) {
+                endOfInput("the top-level object is not closed");
+                return false;
+            }
+            if (c == ',') {
+                ++m_pos;
+                m_state = State::TopKey;
+            } else if (c == '}') {
+                ++m_pos;
+                finishTopLevel();
+                return false;
+            } else {
+                fail(position(), "expected ',' or '}' after a top-level member");
+            }
+            break;
+        }
+        case State::ArrayFirst:
+        case State::ArrayNext: {
+            int c = peekNonSpace();
+            if (c < 0) {
+                endOfInput("the traceEvents array is not closed");
+                return false;
+            }
+            if (c == ']') {
+                ++m_pos;  // an empty array, or a trailing comma (tolerated)
+                m_state = State::ArrayClosed;
+                break;
+            }
+            if (c != '{')
+                fail(position(), "expected '{' (an event object) or ']'");
+            const std::uint64_t start = position();
+            if (!readEvent()) {
+                m_fields.clear();
+                m_event = ChromeEventFields {};
+                m_event = ChromeEventFields {};
+                m_truncation =
+                    "the file ends inside the event that starts at byte " + std::to_string(start);
+                m_state = State::Finished;
+                return false;
+            }
+            m_state = State::ArrayCommaOrEnd;
+            return true;
+        }
+        case State::ArrayCommaOrEnd: {
+            int c = peekNonSpace();
+            if (c < 0) {
+                endOfInput("the traceEvents array is not closed");
+                return false;
+            }
+            if (c == ',') {
+                ++m_pos;
+                m_state = State::ArrayNext;
+            } else if (c == ']') {
+                ++m_pos;
+                m_state = State::ArrayClosed;
+            } else {
+                fail(position(), "expected ',' or ']' after an event");
+            }
+            break;
+        }
+        case State::ArrayClosed:
+            if (m_bareArray) {
+                finishTopLevel();
+                return false;
+            }
+            m_state = State::TopCommaOrEnd;
+            break;
+        case State::Finished:
+            return false;
+        }
+    }
+}
+
+}  // namespace strata::storage

@@ -1,0 +1,130 @@
+#pragma once
+// ChromeEventReader walks a Chrome Trace Event JSON file (object form {"traceEvents": [...],
+// ...} or bare array form [...]) one event at a time, with bounded memory: it keeps a
+// window of the uncompressed stream, finds each event object's extent, and hands out the
+// event's top-level members as views into that window. Nothing else of the file is held.
+//
+// How it parses: scanJsonObject() (json_scan.h) validates an event and records its
+// top-level members while it finds where the event ends, so each byte is looked at once.
+// Nested values (an event's "args") stay raw JSON text; importers scan them again only
+// when they need their members.
+//
+// Errors: malformed JSON throws InputError "FILE: byte N: expected ..." with N the offset
+// in the uncompressed stream. A file that ends early (an event cut in the middle, the array
+// or the top-level object never closed) is not an error: next() returns false after the
+// last whole event and truncated() says what was missing.
+//
+// Cost: O(file size) time, memory O(largest event + window). Top-level members other than
+// traceEvents are skipped while streaming (kept as raw text up to kMaxTopLevelBytes each
+// when asked), so multi-megabyte extras such as VizTracer's embedded sources cost nothing.
+
+#include "storage/import/chrome/json_scan.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace strata::storage {
+
+class GzipReader;
+
+/// The members of an event that importers read, as raw JSON text ("\"X\"", "12.5",
+/// "{...}"); empty when absent (the first one when repeated).
+struct ChromeEventFields
+{
+    std::string_view ph;
+    std::string_view name;
+    std::string_view cat;
+    std::string_view pid;
+    std::string_view tid;
+    std::string_view ts;
+    std::string_view dur;
+    std::string_view id;
+    std::string_view id2;
+    std::string_view bp;
+    std::string_view args;
+};
+
+class ChromeEventReader
+{
+public:
+    static constexpr std::size_t kMaxTopLevelBytes = std::size_t(1) << 20;
+
+    /// Reads from `input`; `fileName` names the file in errors. With `keepTopLevel`, the
+    /// small top-level members besides traceEvents are kept (see topLevel()).
+    ChromeEventReader(GzipReader& input, std::string fileName, bool keepTopLevel);
+
+    /// Moves to the next event of the traceEvents array; false at its end (or at the end
+    /// of a truncated file). After false, the rest of the top-level object has been read.
+    bool next();
+
+    /// The current event's top-level members (valid until the next call to next()).
+    const std::vector<JsonField>& fields() const { return m_fields; }
+    std::string_view field(std::string_view key) const { return findJsonField(m_fields, key); }
+    /// The usual members of the current event, found once.
+    const ChromeEventFields& event() const { return m_event; }
+    /// Offset of the current event in the uncompressed stream, and its index in the array.
+    std::uint64_t eventOffset() const { return m_eventOffset; }
+    std::uint64_t eventIndex() const { return m_eventIndex; }
+
+    /// True for the bare array form.
+    bool bareArray() const { return m_bareArray; }
+    /// True when the file ended before the trace was complete; truncation() says how.
+    bool truncated() const { return !m_truncation.empty(); }
+    const std::string& truncation() const { return m_truncation; }
+    /// A note about an unusual but accepted ending (a bare array without its ']'), or empty.
+    const std::string& endNote() const { return m_endNote; }
+    /// Top-level members other than traceEvents (raw JSON, values up to kMaxTopLevelBytes),
+    /// in file order, when asked for; complete once next() has returned false.
+    const std::vector<std::pair<std::string, std::string>>& topLevel() const { return m_topLevel; }
+    /// Uncompressed bytes consumed so far.
+    std::uint64_t position() const { return m_base + m_pos; }
+
+    /// Throws InputError "FILE: byte OFFSET: WHAT".
+    [[noreturn]] void fail(std::uint64_t offset, const std::string& what) const;
+
+private:
+    enum class State {
+        Start,
+        TopKeyOrEnd,  // after '{'
+        TopKey,  // after ','
+        TopCommaOrEnd,  // after a member's value
+        ArrayFirst,  // after '['
+        ArrayNext,  // after ','
+        ArrayCommaOrEnd,  // after an event
+        ArrayClosed,  // after ']'
+        Finished,
+    };
+
+    bool refill();  // reads more, keeping [m_pos, m_len); false at the end of input
+    int peekNonSpace();  // the next non-space byte, or -1 at the end of input
+    bool readTopKey(std::string& key);
+    bool skipTopValue(std::string* keep);
+    bool readEvent();
+    void finishTopLevel();
+    void endOfInput(const char* what);
+
+    GzipReader& m_input;
+    std::string m_fileName;
+    bool m_keepTopLevel = false;
+    std::vector<char> m_buf;
+    std::size_t m_pos = 0;
+    std::size_t m_len = 0;
+    std::uint64_t m_base = 0;  // stream offset of m_buf[0]
+    bool m_eof = false;
+    State m_state = State::Start;
+    bool m_bareArray = false;
+    bool m_sawEvents = false;
+    std::vector<JsonField> m_fields;
+    ChromeEventFields m_event;
+    std::uint64_t m_eventOffset = 0;
+    std::uint64_t m_eventIndex = 0;
+    std::uint64_t m_nextIndex = 0;
+    std::string m_truncation;
+    std::string m_endNote;
+    std::vector<std::pair<std::string, std::string>> m_topLevel;
+};
+
+}  // namespace strata::storage

@@ -1,0 +1,579 @@
+// Pass 2 of the Chrome JSON importer: converts each event and hands it to the sink.
+
+#include "model/role.h"
+#include "storage/import/chrome/chrome_json_importer.h"
+#include "storage/import/chrome/chrome_json_importer_p.h"
+#include "storage/store/trace_sink.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <map>
+#include <unordered_map>
+
+namespace strata::storage::chrome {
+
+using model::TimeNs;
+using model::TrackId;
+
+namespace {
+
+// One end of a flow arrow.
+struct FlowPoint
+{
+    TrackId track = model::kNoTrack;
+    TimeNs ns = 0;  // relative
+    model::StringId name = model::kEmptyString;
+    std::uint32_t thread = 0;
+    bool bindsNextSlice = false;
+    TimeNs absNs = 0;
+};
+
+struct PendingFlow
+{
+    bool hasFrom = false;
+    FlowPoint from;
+    std::vector<FlowPoint> endsBeforeStart;  // f met before its s (unsorted files)
+};
+
+// A flow whose end binds to the next slice on its thread, known only at the end.
+struct DeferredFlow
+{
+    TrackId fromTrack = model::kNoTrack;
+    model::Flow flow;
+    std::uint32_t thread = 0;
+    TimeNs endAbsNs = 0;
+};
+
+struct OpenAsync
+{
+    TimeNs startNs = 0;
+    model::StringId name = model::kEmptyString;
+    model::StringId category = model::kEmptyString;
+    std::uint32_t seq = 0;
+    TrackId track = model::kNoTrack;
+    std::string args;
+};
+
+// The state of pass 2: per-thread B stacks (in ThreadInfo), open async events, pending
+// flows, and the tracks created so far. Tracks are created on first use, so only pids and
+// tids with events get one, parents always before children.
+class MainPass
+{
+public:
+    MainPass(ChromeLayout& layout, TraceSink& sink, ImportStats& stats, TimeNs offsetNs)
+        : m_layout(layout)
+        , m_sink(sink)
+        , m_stats(stats)
+        , m_offsetNs(offsetNs)
+    {
+        m_phaseCounts.fill(0);
+    }
+
+    void event(const ChromeEventReader& reader);
+    void finish();
+
+private:
+    TimeNs rel(TimeNs absNs) const { return absNs - m_offsetNs; }
+    TrackId processTrack(std::uint32_t p);
+    TrackId threadTrack(std::uint32_t t);
+    std::string_view args(const ChromeEventReader& reader);
+    model::Role role(model::StringId name, model::StringId category);
+    void emitInterval(TrackId track, std::uint32_t thread, const model::Interval& interval,
+        std::string_view args);
+    void complete(const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts);
+    void begin(const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts);
+    void end(const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts);
+    void counter(
+        const ChromeEventReader& reader, std::string_view pid, std::uint32_t process, TimeNs ts);
+    void flow(const ChromeEventReader& reader, Phase phase, std::uint32_t thread, TimeNs ts,
+        TimeNs absTs);
+    void emitFlow(const FlowPoint& from, const FlowPoint& to);
+    void async(const ChromeEventReader& reader, Phase phase, std::string_view pid,
+        std::uint32_t process, TimeNs ts);
+
+    ChromeLayout& m_layout;
+    TraceSink& m_sink;
+    ImportStats& m_stats;
+    TimeNs m_offsetNs = 0;  // absolute trace-clock time of time 0
+    std::array<std::uint64_t, 128> m_phaseCounts {};
+    std::map<std::string, std::uint64_t> m_otherPhases;
+    std::unordered_map<std::uint64_t, model::Role> m_roles;
+    StringMap<TrackId> m_counterTracks;
+    StringMap<TrackId> m_asyncTracks;
+    StringMap<std::vector<OpenAsync>> m_openAsync;
+    StringMap<PendingFlow> m_flows;
+    std::vector<DeferredFlow> m_deferredFlows;
+    std::string m_argsScratch;
+    std::string m_s1, m_s2, m_s3, m_s4, m_key;
+    std::vector<JsonField> m_argFields;
+};
+
+TrackId MainPass::processTrack(std::uint32_t p)
+{
+    ProcessInfo& info = m_layout.processes[p];
+    if (info.track == model::kNoTrack)
+        info.track = m_sink.addTrack(model::kNoTrack, info.kind, info.name, info.sortKey);
+    return info.track;
+}
+
+TrackId MainPass::threadTrack(std::uint32_t t)
+{
+    ThreadInfo& info = m_layout.threads[t];
+    if (info.track == model::kNoTrack) {
+        TrackId parent = processTrack(info.process);
+        info.track = m_sink.addTrack(parent, info.kind, info.name, info.sortKey);
+    }
+    return info.track;
+}
+
+std::string_view MainPass::args(const ChromeEventReader& reader)
+{
+    std::string_view raw = reader.event().args;
+    if (raw.size() < 2 || raw.front() != '{')
+        return {};
+    minifyJson(raw, m_argsScratch);
+    if (m_argsScratch == "{}")
+        return {};
+    return m_argsScratch;
+}
+
+model::Role MainPass::role(model::StringId name, model::StringId category)
+{
+    const std::uint64_t key = (std::uint64_t(name) << 32) | category;
+    auto it = m_roles.find(key);
+    if (it != m_roles.end())
+        return it->second;
+    model::Role r =
+        model::classifyRole(m_sink.strings().text(name), m_sink.strings().text(category));
+    m_roles.emplace(key, r);
+    return r;
+}
+
+void MainPass::emitInterval(
+    TrackId track, std::uint32_t thread, const model::Interval& interval, std::string_view argsText)
+{
+    m_sink.addInterval(track, interval, argsText);
+    ++m_stats.intervals;
+    // Flow ends that bind to the next slice on this thread: note the earliest candidate.
+    ThreadInfo& t = m_layout.threads[thread];
+    if (!t.nextSliceFlowNs.empty()) {
+        const TimeNs startAbs = interval.startNs + m_offsetNs;
+        auto it = std::upper_bound(t.nextSliceFlowNs.begin(), t.nextSliceFlowNs.end(), startAbs);
+        if (it != t.nextSliceFlowNs.begin()) {
+            TimeNs& best =
+                t.nextSliceStartNs[static_cast<std::size_t>(it - t.nextSliceFlowNs.begin() - 1)];
+            if (best == kNoTime || startAbs < best)
+                best = startAbs;
+        }
+    }
+}
+
+void MainPass::complete(const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts)
+{
+    model::Interval interval;
+    interval.startNs = ts;
+    auto dur = parseMicros(reader.event().dur);
+    if (!dur) {
+        // Still running when the trace was written: it lasts until its thread's end.
+        ++m_stats.completeWithoutDuration;
+        interval.endNs = std::max(ts, rel(m_layout.threads[thread].maxEndNs));
+    } else if (*dur < 0) {
+        ++m_stats.negativeDurations;
+        interval.endNs = ts;
+    } else {
+        interval.endNs = ts + *dur;
+    }
+    interval.name = m_sink.intern(jsonString(reader.event().name, m_s1).value_or(""));
+    interval.category = m_sink.intern(jsonString(reader.event().cat, m_s2).value_or(""));
+    interval.depth = model::kAutoDepth;
+    interval.role = role(interval.name, interval.category);
+    interval.seq = static_cast<std::uint32_t>(reader.eventIndex());
+    emitInterval(threadTrack(thread), thread, interval, args(reader));
+}
+
+void MainPass::begin(const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts)
+{
+    OpenSlice slice;
+    slice.startNs = ts;
+    slice.name = m_sink.intern(jsonString(reader.event().name, m_s1).value_or(""));
+    slice.category = m_sink.intern(jsonString(reader.event().cat, m_s2).value_or(""));
+    slice.seq = static_cast<std::uint32_t>(reader.eventIndex());
+    slice.args = std::string(args(reader));
+    threadTrack(thread);  // the track exists from the B on, in file order
+    m_layout.threads[thread].open.push_back(std::move(slice));
+}
+
+void MainPass::end(const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts)
+{
+    ThreadInfo& t = m_layout.threads[thread];
+    if (t.open.empty()) {
+        ++m_stats.unmatchedEnds;
+        return;
+    }
+    OpenSlice slice = std::move(t.open.back());
+    t.open.pop_back();
+    model::Interval interval;
+    interval.startNs = slice.startNs;
+    interval.endNs = std::max(ts, slice.startNs);
+    interval.name = slice.name;
+    if (interval.name == model::kEmptyString)
+        interval.name = m_sink.intern(jsonString(reader.event().name, m_s1).value_or(""));
+    interval.category = slice.category;
+    if (interval.category == model::kEmptyString)
+        interval.category = m_sink.intern(jsonString(reader.event().cat, m_s2).value_or(""));
+    interval.depth = model::kAutoDepth;
+    interval.role = role(interval.name, interval.category);
+    interval.seq = slice.seq;
+    std::string_view argsText = slice.args;
+    if (argsText.empty())
+        argsText = args(reader);  // E may carry the args (Chrome merges them)
+    emitInterval(threadTrack(thread), thread, interval, argsText);
+}
+
+void MainPass::counter(
+    const ChromeEventReader& reader, std::string_view pid, std::uint32_t process, TimeNs ts)
+{
+    std::string_view argsRaw = reader.event().args;
+    if (argsRaw.empty() || argsRaw.front() != '{')
+        return;
+    scanJsonObject(argsRaw, m_argFields);
+    std::string base(jsonString(reader.event().name, m_s1).value_or(""));
+    if (std::string_view id = reader.event().id; !id.empty())
+        base += " " + std::string(idText(id, m_s2));
+    m_key.assign(pid);
+    m_key.push_back('\x1f');
+    m_key.append(base);
+    const std::size_t keyCount = [&] {
+        auto it = m_layout.counterKeys.find(m_key);
+        return it == m_layout.counterKeys.end() ? std::size_t(1) : it->second.size();
+    }();
+    const std::size_t baseKeyLength = m_key.size();
+    for (const JsonField& f : m_argFields) {
+        double value = 0;
+        const char* first = f.value.data();
+        const char* last = first + f.value.size();
+        auto [ptr, ec] = std::from_chars(first, last, value);
+        if (f.value.empty() || ec != std::errc() || ptr != last) {
+            ++m_stats.nonNumericCounterValues;
+            continue;
+        }
+        m_key.resize(baseKeyLength);
+        m_key.push_back('\x1f');
+        m_key.append(f.key);
+        auto it = m_counterTracks.find(m_key);
+        if (it == m_counterTracks.end()) {
+            std::string series = keyCount == 1 ? base : base + "." + std::string(f.key);
+            TrackId track = m_sink.addTrack(processTrack(process), model::ResourceKind::Counter,
+                series, static_cast<std::int64_t>(m_counterTracks.size()));
+            it = m_counterTracks.emplace(m_key, track).first;
+        }
+        m_sink.addCounterSample(it->second, model::CounterSample { ts, value });
+        ++m_stats.counterSamples;
+    }
+}
+
+void MainPass::emitFlow(const FlowPoint& from, const FlowPoint& to)
+{
+    model::Flow f;
+    f.fromNs = from.ns;
+    f.toTrack = to.track;
+    f.toNs = to.ns;
+    f.name = from.name != model::kEmptyString ? from.name : to.name;
+    if (to.bindsNextSlice) {
+        m_deferredFlows.push_back({ from.track, f, to.thread, to.absNs });
+        return;
+    }
+    m_sink.addFlow(from.track, f);
+    ++m_stats.flows;
+}
+
+void MainPass::flow(
+    const ChromeEventReader& reader, Phase phase, std::uint32_t thread, TimeNs ts, TimeNs absTs)
+{
+    FlowPoint point;
+    point.track = threadTrack(thread);
+    point.ns = ts;
+    point.thread = thread;
+    point.absNs = absTs;
+    std::string_view name = jsonString(reader.event().name, m_s1).value_or("");
+    std::string_view cat = jsonString(reader.event().cat, m_s2).value_or("");
+    point.name = m_sink.intern(name.empty() ? cat : name);
+    if (phase == Phase::FlowEnd) {
+        auto bp = jsonString(reader.event().bp, m_s3);
+        point.bindsNextSlice = !bp || *bp != "e";
+    }
+    std::string_view id = reader.event().id;
+    if (id.empty())
+        id = reader.event().id2;
+    m_key.assign(cat);
+    m_key.push_back('\x1f');
+    m_key.append(idText(id, m_s4));
+    auto it = m_flows.find(m_key);
+    if (it == m_flows.end())
+        it = m_flows.emplace(m_key, PendingFlow {}).first;
+    PendingFlow& pending = it->second;
+
+    switch (phase) {
+    case Phase::FlowStart:
+        if (pending.hasFrom)
+            ++m_stats.flowStartsWithoutEnd;  // an earlier s with this id never finished
+        if (!pending.endsBeforeStart.empty()) {
+            emitFlow(point, pending.endsBeforeStart.front());
+            pending.endsBeforeStart.erase(pending.endsBeforeStart.begin());
+            pending.hasFrom = false;
+        } else {
+            pending.hasFrom = true;
+            pending.from = point;
+        }
+        break;
+    case Phase::FlowStep:
+        if (pending.hasFrom)
+            emitFlow(pending.from, point);
+        else
+            ++m_stats.flowEndsWithoutStart;
+        pending.hasFrom = true;
+        pending.from = point;
+        break;
+    default:  // FlowEnd
+        if (pending.hasFrom) {
+            emitFlow(pending.from, point);
+            pending.hasFrom = false;
+        } else {
+            pending.endsBeforeStart.push_back(point);
+        }
+        break;
+    }
+    if (!pending.hasFrom && pending.endsBeforeStart.empty())
+        m_flows.erase(it);
+}
+
+void MainPass::async(const ChromeEventReader& reader, Phase phase, std::string_view pid,
+    std::uint32_t process, TimeNs ts)
+{
+    std::string_view name = jsonString(reader.event().name, m_s1).value_or("");
+    std::string_view cat = jsonString(reader.event().cat, m_s2).value_or("");
+    std::string_view id = reader.event().id;
+    if (id.empty())
+        id = reader.event().id2;
+    m_key.assign(pid);
+    m_key.push_back('\x1f');
+    m_key.append(cat);
+    m_key.push_back('\x1f');
+    m_key.append(idText(id, m_s3));
+    const auto openIt = m_openAsync.try_emplace(m_key).first;
+    std::vector<OpenAsync>& stack = openIt->second;
+    // Ids come and go: drop an id's entry once nothing of it is open.
+    auto dropIfDone = [&] {
+        if (stack.empty())
+            m_openAsync.erase(openIt);
+    };
+
+    auto groupTrack = [&] {
+        m_key.assign(pid);
+        m_key.push_back('\x1f');
+        m_key.append(cat);
+        m_key.push_back('\x1f');
+        m_key.append(name);
+        auto it = m_asyncTracks.find(m_key);
+        if (it == m_asyncTracks.end()) {
+            TrackId track = m_sink.addTrack(processTrack(process), model::ResourceKind::Group,
+                std::string(name.empty() ? "async" : name),
+                static_cast<std::int64_t>(m_asyncTracks.size()));
+            it = m_asyncTracks.emplace(m_key, track).first;
+        }
+        return it->second;
+    };
+
+    if (phase == Phase::AsyncBegin) {
+        OpenAsync open;
+        open.startNs = ts;
+        open.name = m_sink.intern(name);
+        open.category = m_sink.intern(cat);
+        open.seq = static_cast<std::uint32_t>(reader.eventIndex());
+        open.track = stack.empty() ? groupTrack() : stack.front().track;
+        open.args = std::string(args(reader));
+        stack.push_back(std::move(open));
+        return;
+    }
+    if (phase == Phase::AsyncInstant) {
+        model::Instant instant { ts, m_sink.intern(name), m_sink.intern(cat) };
+        TrackId track = stack.empty() ? groupTrack() : stack.front().track;
+        m_sink.addInstant(track, instant, args(reader));
+        ++m_stats.instants;
+        dropIfDone();
+        return;
+    }
+    // AsyncEnd: the innermost open event of this id, or the innermost with this name.
+    auto match = stack.rbegin();
+    if (!name.empty()) {
+        const model::StringId nameId = m_sink.intern(name);
+        auto named = std::find_if(
+            stack.rbegin(), stack.rend(), [&](const OpenAsync& o) { return o.name == nameId; });
+        if (named != stack.rend())
+            match = named;
+    }
+    if (match == stack.rend()) {
+        ++m_stats.unmatchedAsyncEnds;
+        dropIfDone();
+        return;
+    }
+    OpenAsync open = std::move(*match);
+    stack.erase(std::next(match).base());
+    dropIfDone();
+    model::Interval interval { open.startNs, std::max(ts, open.startNs), open.name, open.category,
+        model::kAutoDepth, role(open.name, open.category), open.seq };
+    std::string_view argsText = open.args;
+    if (argsText.empty())
+        argsText = args(reader);
+    m_sink.addInterval(open.track, interval, argsText);
+    ++m_stats.intervals;
+}
+
+void MainPass::event(const ChromeEventReader& reader)
+{
+    ++m_stats.totalEvents;
+    auto ph = jsonString(reader.event().ph, m_s1);
+    if (!ph || ph->empty()) {
+        ++m_otherPhases["(none)"];
+    } else if (ph->size() == 1 && static_cast<unsigned char>((*ph)[0]) < 128) {
+        ++m_phaseCounts[static_cast<unsigned char>((*ph)[0])];
+    } else {
+        ++m_otherPhases[std::string(*ph)];
+    }
+    const Phase phase = ph ? classifyPhase(*ph) : Phase::Unknown;
+    if (phase == Phase::Metadata)
+        return;
+    if (phase == Phase::Unknown) {
+        ++m_stats.unknownPhases;
+        return;
+    }
+    auto absTs = parseMicros(reader.event().ts);
+    if (!absTs) {
+        ++m_stats.missingTimestamps;
+        return;
+    }
+    const TimeNs ts = rel(*absTs);
+    std::string pid(idText(reader.event().pid, m_s2));
+    std::string_view tid = idText(reader.event().tid, m_s3);
+    const std::uint32_t thread = m_layout.thread(pid, tid);
+    const std::uint32_t process = m_layout.threads[thread].process;
+
+    switch (phase) {
+    case Phase::Complete:
+        complete(reader, thread, ts);
+        break;
+    case Phase::Begin:
+        begin(reader, thread, ts);
+        break;
+    case Phase::End:
+        end(reader, thread, ts);
+        break;
+    case Phase::Instant: {
+        model::Instant instant { ts,
+            m_sink.intern(jsonString(reader.event().name, m_s1).value_or("")),
+            m_sink.intern(jsonString(reader.event().cat, m_s4).value_or("")) };
+        m_sink.addInstant(threadTrack(thread), instant, args(reader));
+        ++m_stats.instants;
+        break;
+    }
+    case Phase::Counter:
+        counter(reader, pid, process, ts);
+        break;
+    case Phase::FlowStart:
+    case Phase::FlowStep:
+    case Phase::FlowEnd:
+        flow(reader, phase, thread, ts, *absTs);
+        break;
+    case Phase::AsyncBegin:
+    case Phase::AsyncEnd:
+    case Phase::AsyncInstant:
+        async(reader, phase, pid, process, ts);
+        break;
+    case Phase::Metadata:
+    case Phase::Unknown:
+        break;
+    }
+}
+
+void MainPass::finish()
+{
+    // B without E: closed at their thread's last time, outermost last.
+    for (std::uint32_t t = 0; t < m_layout.threads.size(); ++t) {
+        ThreadInfo& info = m_layout.threads[t];
+        while (!info.open.empty()) {
+            OpenSlice slice = std::move(info.open.back());
+            info.open.pop_back();
+            model::Interval interval { slice.startNs, std::max(slice.startNs, rel(info.maxEndNs)),
+                slice.name, slice.category, model::kAutoDepth, role(slice.name, slice.category),
+                slice.seq };
+            emitInterval(threadTrack(t), t, interval, slice.args);
+            ++m_stats.unclosedBegins;
+        }
+    }
+    // Async events never ended: closed at the trace's end.
+    for (auto& [key, stack] : m_openAsync) {
+        for (OpenAsync& open : stack) {
+            model::Interval interval { open.startNs, std::max(open.startNs, rel(m_layout.maxEndNs)),
+                open.name, open.category, model::kAutoDepth, role(open.name, open.category),
+                open.seq };
+            m_sink.addInterval(open.track, interval, open.args);
+            ++m_stats.intervals;
+            ++m_stats.unclosedAsyncBegins;
+        }
+    }
+    // Flows left half-done.
+    for (auto& [key, pending] : m_flows) {
+        m_stats.flowStartsWithoutEnd += pending.hasFrom ? 1 : 0;
+        m_stats.flowEndsWithoutStart += pending.endsBeforeStart.size();
+    }
+    // Flow ends bound to the next slice: the first slice starting at or after them.
+    for (DeferredFlow& d : m_deferredFlows) {
+        const ThreadInfo& t = m_layout.threads[d.thread];
+        auto it = std::lower_bound(t.nextSliceFlowNs.begin(), t.nextSliceFlowNs.end(), d.endAbsNs);
+        for (auto j = static_cast<std::size_t>(it - t.nextSliceFlowNs.begin());
+             j < t.nextSliceStartNs.size(); ++j) {
+            if (t.nextSliceStartNs[j] != kNoTime) {
+                d.flow.toNs = rel(t.nextSliceStartNs[j]);
+                break;
+            }
+        }
+        m_sink.addFlow(d.fromTrack, d.flow);
+        ++m_stats.flows;
+    }
+    for (std::size_t c = 0; c < m_phaseCounts.size(); ++c) {
+        if (m_phaseCounts[c] > 0)
+            m_stats.eventsByPhase[std::string(1, static_cast<char>(c))] = m_phaseCounts[c];
+    }
+    for (const auto& [ph, n] : m_otherPhases)
+        m_stats.eventsByPhase[ph] += n;
+}
+
+}  // namespace
+
+struct ChromeJsonConverter::State
+{
+    State(ChromeLayout& layout, TraceSink& sink, ImportStats& stats, TimeNs offsetNs)
+        : pass(layout, sink, stats, offsetNs)
+    {}
+    MainPass pass;
+};
+
+ChromeJsonConverter::ChromeJsonConverter(
+    ChromeLayout& layout, TraceSink& sink, ImportStats& stats, model::TimeNs offsetNs)
+    : m_state(std::make_unique<State>(layout, sink, stats, offsetNs))
+{}
+
+ChromeJsonConverter::~ChromeJsonConverter() = default;
+
+void ChromeJsonConverter::event(const ChromeEventReader& reader)
+{
+    m_state->pass.event(reader);
+}
+
+void ChromeJsonConverter::finish()
+{
+    m_state->pass.finish();
+}
+
+}  // namespace strata::storage::chrome

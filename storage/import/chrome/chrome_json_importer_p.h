@@ -1,0 +1,176 @@
+#pragma once
+// Private to the Chrome JSON importer: the layout that pass 1 learns
+// (chrome_json_prescan.cpp: processes, threads, time range, counter keys, top-level
+// metadata), the event converter of pass 2 (chrome_json_converter.cpp), and the helpers
+// both passes share. chrome_json_importer.cpp runs them.
+
+#include "model/events.h"
+#include "model/resource_tree.h"
+#include "storage/import/chrome/chrome_event_reader.h"
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace strata::storage {
+class TraceSink;
+struct ImportStats;
+}  // namespace strata::storage
+
+namespace strata::storage::chrome {
+
+enum class Phase : std::uint8_t {
+    Complete,  // X
+    Begin,  // B
+    End,  // E
+    Instant,  // i, I, R
+    Counter,  // C
+    FlowStart,  // s
+    FlowStep,  // t
+    FlowEnd,  // f
+    AsyncBegin,  // b, S
+    AsyncEnd,  // e, F
+    AsyncInstant,  // n
+    Metadata,  // M
+    Unknown,
+};
+
+Phase classifyPhase(std::string_view ph);
+
+/// What a category says about where an event ran (Kineto and the 2021 Kineto names).
+enum class Work : std::uint8_t { Neutral, Cpu, Gpu };
+Work classifyCategory(std::string_view cat);
+
+/// A ts or dur in decimal microseconds (a JSON number, or a string holding one), in ns.
+std::optional<model::TimeNs> parseMicros(std::string_view raw);
+
+/// The identity of a pid or tid value: a string's text or a number's raw text, so that
+/// "25738" and 25738 name the same thread.
+std::string_view idText(std::string_view raw, std::string& scratch);
+
+/// An integer JSON value (number, or numeric string).
+std::optional<std::int64_t> parseInteger(std::string_view raw);
+
+struct TransparentHash
+{
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view> {}(s); }
+};
+template<class V>
+using StringMap = std::unordered_map<std::string, V, TransparentHash, std::equal_to<>>;
+
+constexpr model::TimeNs kNoTime = std::numeric_limits<model::TimeNs>::min();
+
+/// A B event waiting for its E.
+struct OpenSlice
+{
+    model::TimeNs startNs = 0;
+    model::StringId name = model::kEmptyString;
+    model::StringId category = model::kEmptyString;
+    std::uint32_t seq = 0;
+    std::string args;
+};
+
+struct ProcessInfo
+{
+    std::string pid;
+    std::string metaName;  // process_name
+    std::vector<std::string> labels;  // process_labels
+    std::optional<std::int64_t> sortIndex;  // process_sort_index
+    bool cpuWork = false;
+    bool gpuWork = false;
+    bool hasEvents = false;
+    std::uint32_t order = 0;  // first appearance
+    // Decided by ChromeLayout::finalize():
+    model::ResourceKind kind = model::ResourceKind::Process;
+    std::string name;
+    std::int64_t sortKey = 0;
+    // Main pass:
+    model::TrackId track = model::kNoTrack;
+};
+
+struct ThreadInfo
+{
+    std::uint32_t process = 0;
+    std::string tid;
+    std::string metaName;  // thread_name
+    std::optional<std::int64_t> sortIndex;  // thread_sort_index
+    bool cpuWork = false;
+    bool gpuWork = false;
+    std::uint32_t order = 0;
+    model::TimeNs maxEndNs = kNoTime;  // absolute, from the pre-scan
+    /// Absolute times of flow ends (f without bp:"e") that bind to the next slice, sorted.
+    std::vector<model::TimeNs> nextSliceFlowNs;
+    // Decided by ChromeLayout::finalize():
+    model::ResourceKind kind = model::ResourceKind::Thread;
+    std::string name;
+    std::int64_t sortKey = 0;
+    // Main pass:
+    model::TrackId track = model::kNoTrack;
+    std::vector<OpenSlice> open;  // B events, innermost last
+    /// Per nextSliceFlowNs[j]: the earliest slice start in [t_j, t_j+1), absolute.
+    std::vector<model::TimeNs> nextSliceStartNs;
+};
+
+/// What the pre-scan learns about a file.
+class ChromeLayout
+{
+public:
+    std::vector<ProcessInfo> processes;
+    std::vector<ThreadInfo> threads;
+    model::TimeNs minTsNs = kNoTime;  // absolute (trace clock), over non-M events
+    model::TimeNs maxEndNs = kNoTime;
+    /// Keys of each counter series base ("pid\x1fname"), in first-seen order.
+    StringMap<std::vector<std::string>> counterKeys;
+    std::vector<std::pair<std::string, std::string>> topLevel;
+    std::optional<std::int64_t> rank;
+    std::optional<std::int64_t> worldSize;
+    std::optional<model::TimeNs> baseTimeNs;  // Kineto baseTimeNanoseconds
+    std::string deviceProperties;  // raw JSON, minified
+
+    /// The thread (pid, tid), added with its process when new.
+    std::uint32_t thread(std::string_view pid, std::string_view tid);
+    std::uint32_t process(std::string_view pid);
+
+    /// Decides kinds, names and sort keys of all tracks; `rank` names the processes.
+    void finalize(std::optional<std::int64_t> rankToShow);
+
+private:
+    StringMap<std::uint32_t> m_threadIndex;
+    StringMap<std::uint32_t> m_processIndex;
+    std::string m_key;
+    std::string m_lastKey;
+    std::uint32_t m_lastThread = 0;
+};
+
+/// Pass 2: converts events (in file order) and emits them to the sink; finish() closes
+/// what is still open and resolves flows bound to a later slice.
+class ChromeJsonConverter
+{
+public:
+    /// `offsetNs`: the trace-clock time that becomes time 0.
+    ChromeJsonConverter(
+        ChromeLayout& layout, TraceSink& sink, ImportStats& stats, model::TimeNs offsetNs);
+    ~ChromeJsonConverter();
+    ChromeJsonConverter(const ChromeJsonConverter&) = delete;
+    ChromeJsonConverter& operator=(const ChromeJsonConverter&) = delete;
+
+    void event(const ChromeEventReader& reader);
+    void finish();
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state;
+};
+
+/// Pass 1 over `reader` (which keeps the top-level members). `onEvent` is called after
+/// each event, for progress.
+ChromeLayout preScan(ChromeEventReader& reader, const std::function<void()>& onEvent);
+
+}  // namespace strata::storage::chrome

@@ -1,0 +1,429 @@
+// Pass 1 of the Chrome JSON importer: learns the layout of a trace (see
+// chrome_json_importer.h for why there are two passes).
+
+#include "model/time_units.h"
+#include "storage/import/chrome/chrome_json_importer_p.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace strata::storage::chrome {
+
+namespace {
+
+bool isNumeric(std::string_view s)
+{
+    if (s.empty())
+        return false;
+    std::size_t i = s[0] == '-' ? 1 : 0;
+    if (i == s.size())
+        return false;
+    for (; i < s.size(); ++i) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    }
+    return true;
+}
+
+std::string trimmed(std::string_view s)
+{
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+        s.remove_suffix(1);
+    return std::string(s);
+}
+
+// "GPU 0", "MTIA 17", "XPU 1": the label Kineto gives a device's pid.
+bool isDeviceLabel(std::string_view s)
+{
+    for (std::string_view prefix : { "GPU", "MTIA", "XPU", "HPU", "NPU", "TPU" }) {
+        if (!s.starts_with(prefix))
+            continue;
+        std::string_view rest = s.substr(prefix.size());
+        while (!rest.empty() && rest.front() == ' ')
+            rest.remove_prefix(1);
+        return isNumeric(rest);
+    }
+    return false;
+}
+
+constexpr std::int64_t kUnsortedBase = std::int64_t(1) << 40;
+
+void readMetadata(ChromeLayout& layout, ChromeEventReader& reader, std::string& scratch,
+    std::vector<JsonField>& args)
+{
+    std::string nameScratch;
+    auto name = jsonString(reader.event().name, nameScratch);
+    if (!name)
+        return;
+    std::string_view argsRaw = reader.event().args;
+    if (argsRaw.empty() || argsRaw.front() != '{')
+        return;
+    try {
+        scanJsonObject(argsRaw, args);
+    } catch (const JsonSyntaxError&) {
+        return;  // cannot happen: the reader checked the whole event
+    }
+    std::string pidScratch;
+    std::string tidScratch;
+    std::string_view pid = idText(reader.event().pid, pidScratch);
+    std::string_view tid = idText(reader.event().tid, tidScratch);
+    if (*name == "process_name" || *name == "process_labels" || *name == "process_sort_index") {
+        ProcessInfo& p = layout.processes[layout.process(pid)];
+        if (*name == "process_name") {
+            if (auto v = jsonString(findJsonField(args, "name"), scratch))
+                p.metaName = trimmed(*v);
+        } else if (*name == "process_labels") {
+            if (auto v = jsonString(findJsonField(args, "labels"), scratch))
+                p.labels.push_back(trimmed(*v));
+        } else if (auto v = parseInteger(findJsonField(args, "sort_index"))) {
+            p.sortIndex = *v;
+        }
+    } else if (*name == "thread_name" || *name == "thread_sort_index") {
+        ThreadInfo& t = layout.threads[layout.thread(pid, tid)];
+        if (*name == "thread_name") {
+            if (auto v = jsonString(findJsonField(args, "name"), scratch))
+                t.metaName = trimmed(*v);
+        } else if (auto v = parseInteger(findJsonField(args, "sort_index"))) {
+            t.sortIndex = *v;
+        }
+    }
+}
+
+void readTopLevel(ChromeLayout& layout)
+{
+    std::vector<JsonField> fields;
+    std::string scratch;
+    for (const auto& [key, value] : layout.topLevel) {
+        if (key == "distributedInfo" && !value.empty() && value.front() == '{') {
+            try {
+                scanJsonObject(value, fields);
+            } catch (const JsonSyntaxError&) {
+                continue;
+            }
+            if (auto rank = parseInteger(findJsonField(fields, "rank")))
+                layout.rank = *rank;
+            if (auto size = parseInteger(findJsonField(fields, "world_size")))
+                layout.worldSize = *size;
+        } else if (key == "baseTimeNanoseconds") {
+            std::string_view raw = value;
+            if (raw.size() >= 2 && raw.front() == '"')
+                raw = raw.substr(1, raw.size() - 2);
+            layout.baseTimeNs = model::parseDecimalScaled(raw, 1);
+        } else if (key == "deviceProperties") {
+            minifyJson(value, layout.deviceProperties);
+        }
+    }
+}
+
+}  // namespace
+
+Phase classifyPhase(std::string_view ph)
+{
+    if (ph.size() != 1)
+        return Phase::Unknown;
+    switch (ph[0]) {
+    case 'X':
+        return Phase::Complete;
+    case 'B':
+        return Phase::Begin;
+    case 'E':
+        return Phase::End;
+    case 'i':
+    case 'I':
+    case 'R':
+        return Phase::Instant;
+    case 'C':
+        return Phase::Counter;
+    case 's':
+        return Phase::FlowStart;
+    case 't':
+        return Phase::FlowStep;
+    case 'f':
+        return Phase::FlowEnd;
+    case 'b':
+    case 'S':
+        return Phase::AsyncBegin;
+    case 'e':
+    case 'F':
+        return Phase::AsyncEnd;
+    case 'n':
+        return Phase::AsyncInstant;
+    case 'M':
+        return Phase::Metadata;
+    default:
+        return Phase::Unknown;
+    }
+}
+
+Work classifyCategory(std::string_view cat)
+{
+    static constexpr std::string_view kGpu[] = { "kernel", "gpu_memcpy", "gpu_memset",
+        "gpu_user_annotation", "Kernel", "Memcpy", "Memset", "mtia_ccp_events" };
+    static constexpr std::string_view kCpu[] = { "cpu_op", "python_function", "cuda_runtime",
+        "cuda_driver", "user_annotation", "cpu_instant_event", "Operator", "Runtime", "Python" };
+    for (std::string_view c : kGpu) {
+        if (cat == c)
+            return Work::Gpu;
+    }
+    for (std::string_view c : kCpu) {
+        if (cat == c)
+            return Work::Cpu;
+    }
+    return Work::Neutral;
+}
+
+std::optional<model::TimeNs> parseMicros(std::string_view raw)
+{
+    if (raw.size() >= 2 && raw.front() == '"')
+        raw = raw.substr(1, raw.size() - 2);
+    // Fast path for plain decimals ("4501783126066.206", "-3", "12.5"): the same exact,
+    // round-half-up result as parseDecimalScaled, without its 128-bit arithmetic.
+    const bool negative = !raw.empty() && raw[0] == '-';
+    std::size_t i = negative ? 1 : 0;
+    std::int64_t whole = 0;
+    const std::size_t wholeStart = i;
+    while (i < raw.size() && raw[i] >= '0' && raw[i] <= '9' && i - wholeStart < 15)
+        whole = whole * 10 + (raw[i++] - '0');
+    if (i > wholeStart && (i == raw.size() || raw[i] == '.')) {
+        std::int64_t fraction = 0;
+        int kept = 0;
+        bool roundUp = false;
+        bool valid = true;
+        if (i < raw.size()) {
+            const std::size_t fractionStart = ++i;
+            for (; i < raw.size() && raw[i] >= '0' && raw[i] <= '9'; ++i) {
+                if (kept < 3) {
+                    fraction = fraction * 10 + (raw[i] - '0');
+                    ++kept;
+                } else if (i == fractionStart + 3) {
+                    roundUp = raw[i] >= '5';  // what follows cannot change the rounding
+                }
+            }
+            valid = i > fractionStart && i == raw.size();
+        }
+        if (valid) {
+            for (; kept < 3; ++kept)
+                fraction *= 10;
+            const std::int64_t ns = whole * model::kNsPerUs + fraction + (roundUp ? 1 : 0);
+            return negative ? -ns : ns;
+        }
+    }
+    return model::parseDecimalScaled(raw, model::kNsPerUs);
+}
+
+std::string_view idText(std::string_view raw, std::string& scratch)
+{
+    if (!raw.empty() && raw.front() == '"') {
+        auto text = jsonString(raw, scratch);
+        return text ? *text : std::string_view();
+    }
+    return raw;
+}
+
+std::optional<std::int64_t> parseInteger(std::string_view raw)
+{
+    if (raw.size() >= 2 && raw.front() == '"')
+        raw = raw.substr(1, raw.size() - 2);
+    std::int64_t value = 0;
+    auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), value);
+    if (ec != std::errc() || raw.empty())
+        return std::nullopt;
+    if (end != raw.data() + raw.size()) {
+        // 12.0 or 1e3: accept when it is a whole number.
+        double d = 0;
+        auto [dend, dec] = std::from_chars(raw.data(), raw.data() + raw.size(), d);
+        if (dec != std::errc() || dend != raw.data() + raw.size()
+            || d != static_cast<double>(static_cast<std::int64_t>(d)))
+            return std::nullopt;
+        value = static_cast<std::int64_t>(d);
+    }
+    return value;
+}
+
+std::uint32_t ChromeLayout::process(std::string_view pid)
+{
+    auto it = m_processIndex.find(pid);
+    if (it != m_processIndex.end())
+        return it->second;
+    auto index = static_cast<std::uint32_t>(processes.size());
+    processes.emplace_back();
+    processes.back().pid = std::string(pid);
+    processes.back().order = index;
+    m_processIndex.emplace(std::string(pid), index);
+    return index;
+}
+
+std::uint32_t ChromeLayout::thread(std::string_view pid, std::string_view tid)
+{
+    m_key.assign(pid);
+    m_key.push_back('\x1f');
+    m_key.append(tid);
+    if (m_key == m_lastKey && !threads.empty())
+        return m_lastThread;  // runs of events on one thread are common
+    auto it = m_threadIndex.find(m_key);
+    std::uint32_t index = 0;
+    if (it != m_threadIndex.end()) {
+        index = it->second;
+    } else {
+        std::uint32_t p = process(pid);
+        index = static_cast<std::uint32_t>(threads.size());
+        threads.emplace_back();
+        threads.back().process = p;
+        threads.back().tid = std::string(tid);
+        threads.back().order = index;
+        m_threadIndex.emplace(m_key, index);
+    }
+    m_lastKey = m_key;
+    m_lastThread = index;
+    return index;
+}
+
+void ChromeLayout::finalize(std::optional<std::int64_t> rankToShow)
+{
+    // With a rank, the host processes (numeric pids with events; not Kineto's "Spans" and
+    // "Traces" rows) are named after it.
+    auto isHost = [](const ProcessInfo& p) {
+        return p.hasEvents && (p.cpuWork || (!p.gpuWork && isNumeric(p.pid)));
+    };
+    int hostProcesses = 0;
+    for (const ProcessInfo& p : processes)
+        hostProcesses += isHost(p) ? 1 : 0;
+    const std::string rankText = rankToShow ? std::to_string(*rankToShow) : std::string();
+
+    for (ProcessInfo& p : processes) {
+        std::string deviceLabel;
+        for (const std::string& label : p.labels) {
+            if (deviceLabel.empty() && isDeviceLabel(label))
+                deviceLabel = label;
+        }
+        if (deviceLabel.empty() && isDeviceLabel(p.metaName))
+            deviceLabel = p.metaName;
+        const bool numeric = isNumeric(p.pid);
+        const bool gpu = !p.cpuWork && (p.gpuWork || !deviceLabel.empty());
+        p.kind = gpu ? model::ResourceKind::Gpu : model::ResourceKind::Process;
+        if (gpu) {
+            p.name = !deviceLabel.empty() ? deviceLabel : numeric ? "GPU " + p.pid : p.pid;
+            if (rankToShow)
+                p.name += " (rank " + rankText + ")";
+        } else if (rankToShow && isHost(p)) {
+            p.name = "rank " + rankText;
+            if (hostProcesses > 1) {
+                p.name +=
+                    ": " + (p.metaName.empty() ? "process " + p.pid : p.metaName + " " + p.pid);
+            }
+        } else {
+            if (!p.metaName.empty())
+                p.name = p.metaName;
+            else
+                p.name = numeric ? "process " + p.pid : p.pid.empty() ? "(no pid)" : p.pid;
+            // Kineto's "Spans"/"Traces" rows: one per file, so tell the ranks' apart.
+            if (rankToShow)
+                p.name += " (rank " + rankText + ")";
+        }
+        p.sortKey = p.sortIndex ? *p.sortIndex
+            : numeric           ? parseInteger(p.pid).value_or(0)
+                                : kUnsortedBase + p.order;
+    }
+
+    for (ThreadInfo& t : threads) {
+        const ProcessInfo& p = processes[t.process];
+        const bool stream = p.kind == model::ResourceKind::Gpu || (t.gpuWork && !t.cpuWork);
+        const bool numeric = isNumeric(t.tid);
+        t.kind = stream ? model::ResourceKind::Stream : model::ResourceKind::Thread;
+        if (!t.metaName.empty())
+            t.name = t.metaName;
+        else if (numeric)
+            t.name = (stream ? "stream " : "thread ") + t.tid;
+        else
+            t.name = t.tid.empty() ? "(no tid)" : t.tid;
+        t.sortKey = t.sortIndex ? *t.sortIndex
+            : numeric           ? parseInteger(t.tid).value_or(0)
+                                : kUnsortedBase + t.order;
+        std::sort(t.nextSliceFlowNs.begin(), t.nextSliceFlowNs.end());
+        t.nextSliceFlowNs.erase(std::unique(t.nextSliceFlowNs.begin(), t.nextSliceFlowNs.end()),
+            t.nextSliceFlowNs.end());
+        t.nextSliceStartNs.assign(t.nextSliceFlowNs.size(), kNoTime);
+    }
+}
+
+ChromeLayout preScan(ChromeEventReader& reader, const std::function<void()>& onEvent)
+{
+    ChromeLayout layout;
+    std::string phScratch, pidScratch, tidScratch, catScratch, nameScratch, scratch;
+    std::vector<JsonField> args;
+    std::string lastCat;
+    Work lastWork = Work::Neutral;
+    while (reader.next()) {
+        auto ph = jsonString(reader.event().ph, phScratch);
+        const Phase phase = ph ? classifyPhase(*ph) : Phase::Unknown;
+        if (phase == Phase::Metadata) {
+            readMetadata(layout, reader, scratch, args);
+            onEvent();
+            continue;
+        }
+        // Time 0 and the end come from every timed event, imported or not.
+        auto ts = parseMicros(reader.event().ts);
+        if (!ts) {
+            onEvent();
+            continue;
+        }
+        model::TimeNs end = *ts;
+        if (phase == Phase::Complete) {
+            if (auto dur = parseMicros(reader.event().dur); dur && *dur > 0)
+                end += *dur;
+        }
+        layout.minTsNs = layout.minTsNs == kNoTime ? *ts : std::min(layout.minTsNs, *ts);
+        layout.maxEndNs = std::max(layout.maxEndNs, end);
+        if (phase == Phase::Unknown) {
+            onEvent();
+            continue;
+        }
+        std::string_view pid = idText(reader.event().pid, pidScratch);
+        std::string_view tid = idText(reader.event().tid, tidScratch);
+        ThreadInfo& thread = layout.threads[layout.thread(pid, tid)];
+        ProcessInfo& process = layout.processes[thread.process];
+        process.hasEvents = true;
+        thread.maxEndNs = std::max(thread.maxEndNs, end);
+
+        std::string_view cat = jsonString(reader.event().cat, catScratch).value_or("");
+        if (cat != lastCat) {
+            lastCat = std::string(cat);
+            lastWork = classifyCategory(cat);
+        }
+        if (lastWork == Work::Cpu)
+            thread.cpuWork = process.cpuWork = true;
+        else if (lastWork == Work::Gpu)
+            thread.gpuWork = process.gpuWork = true;
+
+        if (phase == Phase::Counter) {
+            std::string_view argsRaw = reader.event().args;
+            if (!argsRaw.empty() && argsRaw.front() == '{') {
+                scanJsonObject(argsRaw, args);
+                std::string series(pid);
+                series.push_back('\x1f');
+                series.append(jsonString(reader.event().name, nameScratch).value_or(""));
+                if (std::string_view id = reader.event().id; !id.empty()) {
+                    series.push_back(' ');
+                    series.append(idText(id, scratch));
+                }
+                std::vector<std::string>& keys = layout.counterKeys[series];
+                for (const JsonField& f : args) {
+                    if (std::find(keys.begin(), keys.end(), f.key) == keys.end())
+                        keys.emplace_back(f.key);
+                }
+            }
+        } else if (phase == Phase::FlowEnd) {
+            auto bp = jsonString(reader.event().bp, scratch);
+            if (!bp || *bp != "e")
+                thread.nextSliceFlowNs.push_back(*ts);
+        }
+        onEvent();
+    }
+    layout.topLevel = reader.topLevel();
+    readTopLevel(layout);
+    return layout;
+}
+
+}  // namespace strata::storage::chrome

@@ -1,0 +1,747 @@
+#include "storage/import/paraver/paraver_importer.h"
+
+#include "storage/import/common/gzip_reader.h"
+#include "storage/store/input_error.h"
+#include "storage/store/trace_sink.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <unordered_map>
+
+namespace strata::storage {
+
+namespace {
+
+using model::Role;
+using model::StringId;
+using model::TimeNs;
+using model::TrackId;
+
+constexpr std::array<std::string_view, 32> kStandardStates = { "Idle", "Running", "Not created",
+    "Waiting a message", "Blocking Send", "Synchronization", "Test/Probe",
+    "Scheduling and Fork/Join", "Wait/WaitAll", "Blocked", "Immediate Send", "Immediate Receive",
+    "I/O", "Group Communication", "Tracing Disabled", "Others", "Send Receive", "Memory transfer",
+    "Profiling", "On-line analysis", "Remote memory access", "Atomic memory operation",
+    "Memory ordering operation", "Distributed locking", "Overhead", "One-sided op",
+    "Startup latency", "Waiting links", "Data copy", "RTT", "Allocating memory", "Freeing memory" };
+
+std::string lowered(std::string_view s)
+{
+    std::string out(s);
+    for (char& c : out)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+bool containsAny(const std::string& s, std::initializer_list<std::string_view> words)
+{
+    for (std::string_view w : words) {
+        if (s.find(w) != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
+/// Extrae's sampled call stacks (30000000-30999999) and MPI callers / caller lines
+/// (70000000-89999999): values that annotate a point in time and never end with a 0.
+bool isAnnotationType(std::int64_t type, std::string_view label)
+{
+    return (type >= 30000000 && type < 31000000) || (type >= 70000000 && type < 90000000)
+        || label.rfind("Sampled", 0) == 0 || label.rfind("Caller", 0) == 0;
+}
+
+/// Open events per (thread, type) beyond this depth close the outermost one (bounded
+/// memory for streams that never send their 0s).
+constexpr std::size_t kMaxOpenDepth = 256;
+
+/// How the pairs of one event type are imported (see the header).
+enum class TypeKind : std::uint8_t { Counter, Stack, Replace, Sample };
+
+struct TypeInfo
+{
+    TypeKind kind = TypeKind::Counter;
+    Role role = Role::Useful;
+    StringId category = model::kEmptyString;
+    std::string label;  ///< counter track name
+    const ParaverEventType* declaration = nullptr;
+    std::uint32_t slot = 0;  ///< dense index of the type, for per-thread tables
+    std::unordered_map<std::int64_t, StringId> valueNames;
+};
+
+struct OpenEvent
+{
+    TimeNs startNs = 0;
+    StringId name = model::kEmptyString;
+    std::uint32_t seq = 0;
+};
+
+/// Parses a signed integer field ending at ':' or at `end`; moves `p` past the ':'.
+inline bool nextInt(const char*& p, const char* end, std::int64_t& value)
+{
+    auto [ptr, ec] = std::from_chars(p, end, value);
+    if (ec != std::errc() || ptr == p)
+        return false;
+    if (ptr != end) {
+        if (*ptr != ':')
+            return false;
+        ++ptr;
+    }
+    p = ptr;
+    return true;
+}
+
+/// A counter value: an integer (unsigned 64-bit ones too) or a decimal number.
+inline bool nextValue(const char*& p, const char* end, double& value)
+{
+    std::int64_t i = 0;
+    const char* q = p;
+    if (nextInt(q, end, i)) {
+        p = q;
+        value = double(i);
+        return true;
+    }
+    std::uint64_t u = 0;
+    auto [ptr, ec] = std::from_chars(p, end, u);
+    if (ec != std::errc() || ptr == p) {
+        auto [dptr, dec] = std::from_chars(p, end, value);
+        if (dec != std::errc() || dptr == p)
+            return false;
+        ptr = dptr;
+    } else {
+        value = double(u);
+    }
+    if (ptr != end) {
+        if (*ptr != ':')
+            return false;
+        ++ptr;
+    }
+    p = ptr;
+    return true;
+}
+
+class Importer
+{
+public:
+    Importer(const std::filesystem::path& prv, TraceSink& sink, const ParaverImportOptions& options,
+        const ProgressFn& progress)
+        : m_path(prv)
+        , m_file(prv.string())
+        , m_sink(sink)
+        , m_options(options)
+        , m_progress(progress)
+    {}
+
+    ParaverImportStats run();
+
+private:
+    void readSideFiles();
+    void createTracks();
+    void handleHeader(std::string_view line);
+    void handleLine(const char* begin, const char* end);
+    void handleState(const char* p, const char* end);
+    void handleEvent(const char* p, const char* end);
+    void handleCommunication(const char* p, const char* end);
+    std::uint32_t threadIndex(std::int64_t appl, std::int64_t task, std::int64_t thread);
+    TimeNs toNs(std::int64_t t, const char* what);
+    TypeInfo& typeInfo(std::int64_t type);
+    StringId valueName(TypeInfo& info, std::int64_t value);
+    void addEventPair(std::uint32_t thread, TimeNs time, std::int64_t type, double value,
+        std::int64_t intValue, bool isInt);
+    void closeOpen(std::uint32_t thread, const TypeInfo& info, const OpenEvent& open, TimeNs end);
+    void finish();
+    [[noreturn]] void fail(const std::string& what) const
+    {
+        throw InputError::atLine(m_file, m_lineNumber, what);
+    }
+    /// Reads the leading numeric fields of a record (field 2 on, after the record type),
+    /// failing with the field's name and the record's layout.
+    template<std::size_t N>
+    std::array<std::int64_t, N> readFields(const char*& p, const char* end,
+        const std::array<const char*, N>& names, const char* layout) const
+    {
+        std::array<std::int64_t, N> f {};
+        for (std::size_t i = 0; i < N; ++i) {
+            if (p == end || !nextInt(p, end, f[i]))
+                fail(std::string("expected ") + names[i] + " (a number) as field "
+                    + std::to_string(i + 2) + layout);
+        }
+        return f;
+    }
+
+    std::filesystem::path m_path;
+    std::string m_file;
+    TraceSink& m_sink;
+    ParaverImportOptions m_options;
+    const ProgressFn& m_progress;
+    ParaverImportStats m_stats;
+    ParaverPcf m_pcf;
+    ParaverRow m_row;
+    bool m_headerSeen = false;
+    std::uint64_t m_lineNumber = 0;
+
+    // Process model: thread index = m_taskBase[appl-1][task-1] + thread-1.
+    std::vector<std::vector<std::uint32_t>> m_taskBase;
+    std::vector<std::vector<int>> m_taskThreads;
+    std::vector<TrackId> m_threadTracks;
+    std::vector<std::uint32_t> m_threadSeq;
+
+    std::unordered_map<std::int64_t, std::pair<StringId, Role>> m_stateNames;
+    std::unordered_map<std::int64_t, TypeInfo> m_types;  // node-based: pointers stay valid
+    std::int64_t m_lastTypeId = -1;
+    TypeInfo* m_lastType = nullptr;
+    std::vector<std::vector<TrackId>> m_counterTracks;  ///< [thread][type slot]
+    std::unordered_map<std::uint64_t, std::vector<OpenEvent>> m_open;
+    StringId m_stateCategory = model::kEmptyString;
+    StringId m_messageName = model::kEmptyString;
+    TimeNs m_maxTimeNs = 0;
+};
+
+ParaverImportStats Importer::run()
+{
+    readSideFiles();
+    m_stateCategory = m_sink.intern("state");
+    m_messageName = m_sink.intern("message");
+
+    GzipReader reader(m_path, true);
+    const std::uint64_t total = reader.fileSizeBytes();
+    std::vector<char> buffer(std::size_t(4) << 20);
+    std::size_t filled = 0;
+    bool eof = false;
+    while (!eof) {
+        if (filled == buffer.size())
+            buffer.resize(buffer.size() * 2);  // a line longer than the buffer
+        std::size_t got = reader.read(buffer.data() + filled, buffer.size() - filled);
+        if (got == 0)
+            eof = true;
+        filled += got;
+        const char* begin = buffer.data();
+        const char* end = begin + filled;
+        const char* line = begin;
+        while (line < end) {
+            const char* nl = static_cast<const char*>(std::memchr(line, '\n', size_t(end - line)));
+            if (!nl)
+                break;
+            ++m_lineNumber;
+            const char* lineEnd = nl;
+            if (lineEnd > line && lineEnd[-1] == '\r')
+                --lineEnd;
+            handleLine(line, lineEnd);
+            line = nl + 1;
+        }
+        std::size_t rest = std::size_t(end - line);
+        if (eof && rest > 0) {
+            // The last line has no newline: a record cut short, or just a missing newline.
+            ++m_lineNumber;
+            const char* lineEnd = end;
+            if (lineEnd > line && lineEnd[-1] == '\r')
+                --lineEnd;
+            std::string cut = "line " + std::to_string(m_lineNumber)
+                + ": the file ends inside a record; it was dropped";
+            if (reader.truncated() || !m_headerSeen) {
+                if (!m_headerSeen)
+                    handleLine(line, lineEnd);  // a header alone: parse it (errors are real)
+                else {
+                    m_stats.truncated = true;
+                    m_stats.warnings.push_back(cut);
+                }
+            } else {
+                try {
+                    handleLine(line, lineEnd);
+                } catch (const InputError&) {
+                    m_stats.truncated = true;
+                    m_stats.warnings.push_back(cut);
+                }
+            }
+            rest = 0;
+        }
+        std::memmove(buffer.data(), line, rest);
+        filled = rest;
+        if (m_progress && !m_progress(reader.fileBytesRead(), total))
+            throw Cancelled();
+    }
+    if (reader.truncated() && !m_stats.truncated) {
+        m_stats.truncated = true;
+        m_stats.warnings.push_back("the compressed file ends early; records up to line "
+            + std::to_string(m_lineNumber) + " were read");
+    }
+    if (!m_headerSeen)
+        throw InputError::atLine(m_file, 1, "expected a Paraver header '#Paraver (DATE):...'");
+    m_stats.bytes = reader.bytesRead();
+    m_stats.lines = m_lineNumber;
+    finish();
+    return std::move(m_stats);
+}
+
+void Importer::readSideFiles()
+{
+    std::filesystem::path base = m_path;
+    if (base.extension() == ".gz")
+        base.replace_extension();
+    base.replace_extension();
+    std::filesystem::path pcf = m_options.pcf.value_or(std::filesystem::path(base) += ".pcf");
+    std::filesystem::path row = m_options.row.value_or(std::filesystem::path(base) += ".row");
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(pcf, ec)) {
+        m_pcf = parseParaverPcf(pcf);
+        m_stats.hasPcf = true;
+    } else if (m_options.pcf) {
+        throw InputError(pcf.string() + ": cannot be read");
+    }
+    if (std::filesystem::is_regular_file(row, ec)) {
+        m_row = parseParaverRow(row);
+        m_stats.hasRow = true;
+    } else if (m_options.row) {
+        throw InputError(row.string() + ": cannot be read");
+    }
+    m_stats.stateNames = m_pcf.states;
+    m_stats.stateColors = m_pcf.stateColors;
+}
+
+void Importer::handleHeader(std::string_view line)
+{
+    ParaverHeader header = parseParaverHeader(line, m_file, m_pcf.unitNs.value_or(model::kNsPerUs));
+    m_stats.header = header;
+    m_headerSeen = true;
+    if (!header.unitGiven) {
+        m_stats.warnings.push_back(std::string("the header's end time has no unit: using ")
+            + (m_pcf.unitNs ? "the .pcf UNITS" : "microseconds") + " (" + header.unitName + ")");
+    }
+    createTracks();
+    m_sink.setMeta("source_format", "paraver");
+    m_sink.setMeta("time_unit", header.unitName);
+    m_sink.setMeta("paraver_date", header.date);
+    m_sink.setMeta("paraver_end_ns", std::to_string(header.endNs));
+    for (const auto& [state, color] : m_pcf.stateColors) {
+        auto name = m_pcf.states.find(state);
+        if (name == m_pcf.states.end())
+            continue;
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "#%02x%02x%02x", color.r, color.g, color.b);
+        m_sink.setMeta("paraver.state_color." + name->second, hex);
+    }
+}
+
+void Importer::createTracks()
+{
+    const ParaverHeader& header = m_stats.header;
+    auto label = [&](const char* level, std::size_t index, std::string fallback) {
+        auto it = m_row.find(level);
+        if (it != m_row.end() && index < it->second.size() && !it->second[index].empty())
+            return it->second[index];
+        return fallback;
+    };
+    int nodes = header.nodes;
+    for (const auto& appl : header.applications) {
+        for (const ParaverTask& task : appl)
+            nodes = std::max(nodes, task.node);
+    }
+    std::vector<TrackId> nodeTracks;
+    for (int n = 1; n <= nodes; ++n) {
+        nodeTracks.push_back(m_sink.addTrack(model::kNoTrack, model::ResourceKind::Node,
+            label("NODE", std::size_t(n - 1), "node " + std::to_string(n)), n));
+    }
+    std::uint32_t threadIndex = 0;
+    std::size_t taskIndex = 0;
+    for (std::size_t a = 0; a < header.applications.size(); ++a) {
+        const auto& appl = header.applications[a];
+        m_taskBase.emplace_back();
+        m_taskThreads.emplace_back();
+        for (std::size_t t = 0; t < appl.size(); ++t, ++taskIndex) {
+            const ParaverTask& task = appl[t];
+            const std::string at = std::to_string(a + 1) + "." + std::to_string(t + 1);
+            TrackId parent =
+                nodeTracks.empty() ? model::kNoTrack : nodeTracks[std::size_t(task.node - 1)];
+            TrackId process = m_sink.addTrack(parent, model::ResourceKind::Process,
+                label("TASK", taskIndex, "task " + at), std::int64_t(taskIndex));
+            m_taskBase.back().push_back(threadIndex);
+            m_taskThreads.back().push_back(task.threads);
+            for (int h = 1; h <= task.threads; ++h, ++threadIndex) {
+                m_threadTracks.push_back(m_sink.addTrack(process, model::ResourceKind::Thread,
+                    label("THREAD", threadIndex, "thread " + at + "." + std::to_string(h)),
+                    std::int64_t(threadIndex)));
+            }
+        }
+    }
+    m_threadSeq.assign(m_threadTracks.size(), 0);
+    m_counterTracks.assign(m_threadTracks.size(), {});
+}
+
+void Importer::handleLine(const char* begin, const char* end)
+{
+    if (!m_headerSeen) {
+        std::string_view line(begin, std::size_t(end - begin));
+        if (m_lineNumber == 1 && line == "new format")
+            return;
+        if (line.substr(0, 8) != "#Paraver")
+            fail("expected a Paraver header '#Paraver (DATE):END_UNIT:NODES:NAPPL:...'");
+        handleHeader(line);
+        return;
+    }
+    if (begin == end) {
+        ++m_stats.emptyLines;
+        return;
+    }
+    const char c0 = *begin;
+    if (begin + 1 < end && begin[1] == ':') {
+        switch (c0) {
+        case '1':
+            ++m_stats.states;
+            handleState(begin + 2, end);
+            return;
+        case '2':
+            ++m_stats.eventLines;
+            handleEvent(begin + 2, end);
+            return;
+        case '3':
+            ++m_stats.communications;
+            handleCommunication(begin + 2, end);
+            return;
+        case '4':
+            ++m_stats.globalOps;
+            return;
+        case 'c':
+        case 'C':
+        case 'i':
+        case 'I':
+            ++m_stats.communicatorLines;
+            return;
+        default:
+            break;
+        }
+    }
+    if (c0 == '#') {
+        ++m_stats.commentLines;
+        return;
+    }
+    std::string_view shown(begin, std::min<std::size_t>(std::size_t(end - begin), 20));
+    fail("expected a record '1:' (state), '2:' (event), '3:' (communication), '4:' or a "
+         "communicator line 'c:', not '"
+        + std::string(shown) + "'");
+}
+
+std::uint32_t Importer::threadIndex(std::int64_t appl, std::int64_t task, std::int64_t thread)
+{
+    if (appl >= 1 && std::size_t(appl) <= m_taskBase.size()) {
+        const auto& bases = m_taskBase[std::size_t(appl - 1)];
+        if (task >= 1 && std::size_t(task) <= bases.size()) {
+            const int threads = m_taskThreads[std::size_t(appl - 1)][std::size_t(task - 1)];
+            if (thread >= 1 && thread <= threads)
+                return bases[std::size_t(task - 1)] + std::uint32_t(thread - 1);
+        }
+    }
+    fail("expected a thread declared in the header, not appl:task:thread " + std::to_string(appl)
+        + ":" + std::to_string(task) + ":" + std::to_string(thread));
+}
+
+TimeNs Importer::toNs(std::int64_t t, const char* what)
+{
+    TimeNs ns = 0;
+    if (t < 0 || __builtin_mul_overflow(t, m_stats.header.unitNs, &ns))
+        fail(std::string("expected a non-negative ") + what + " within range, not "
+            + std::to_string(t));
+    m_maxTimeNs = std::max(m_maxTimeNs, ns);
+    return ns;
+}
+
+void Importer::handleState(const char* p, const char* end)
+{
+    static constexpr const char* kLayout =
+        " of a state record 1:cpu:appl:task:thread:begin:end:state";
+    static constexpr std::array<const char*, 7> kNames = { "cpu", "appl", "task", "thread", "begin",
+        "end", "state" };
+    const auto f = readFields(p, end, kNames, kLayout);
+    if (p != end || end[-1] == ':')
+        fail(std::string("expected 8 fields") + kLayout);
+    const std::uint32_t thread = threadIndex(f[1], f[2], f[3]);
+    if (f[5] < f[4])
+        fail("expected end >= begin in a state record, not " + std::to_string(f[5]) + " < "
+            + std::to_string(f[4]));
+    const TimeNs begin = toNs(f[4], "begin time");
+    const TimeNs stop = toNs(f[5], "end time");
+    auto it = m_stateNames.find(f[6]);
+    if (it == m_stateNames.end()) {
+        std::string name;
+        auto pcfName = m_pcf.states.find(f[6]);
+        Role role = Role::Useful;
+        if (pcfName != m_pcf.states.end()) {
+            name = pcfName->second;
+            role = paraverStateRole(name);
+        } else {
+            name = "state " + std::to_string(f[6]);
+            if (m_pcf.states.empty())
+                role = paraverStateRole(paraverDefaultStateName(f[6]));
+        }
+        it = m_stateNames.emplace(f[6], std::make_pair(m_sink.intern(name), role)).first;
+    }
+    model::Interval interval;
+    interval.startNs = begin;
+    interval.endNs = stop;
+    interval.name = it->second.first;
+    interval.category = m_stateCategory;
+    interval.depth = 0;
+    interval.role = it->second.second;
+    interval.seq = m_threadSeq[thread]++;
+    m_sink.addInterval(m_threadTracks[thread], interval);
+    ++m_stats.intervals;
+}
+
+void Importer::handleEvent(const char* p, const char* end)
+{
+    static constexpr const char* kLayout =
+        " of an event record 2:cpu:appl:task:thread:time:type:value[:type:value...]";
+    static constexpr std::array<const char*, 5> kNames = { "cpu", "appl", "task", "thread",
+        "time" };
+    const auto f = readFields(p, end, kNames, kLayout);
+    const std::uint32_t thread = threadIndex(f[1], f[2], f[3]);
+    const TimeNs time = toNs(f[4], "event time");
+    if (p == end)
+        fail(std::string("expected at least one type:value pair") + kLayout);
+    while (p != end) {
+        std::int64_t type = 0;
+        if (!nextInt(p, end, type) || type < 0 || type >= (std::int64_t(1) << 40))
+            fail(std::string("expected an event type (a number) in a type:value pair") + kLayout);
+        if (p == end || p[-1] != ':')
+            fail("expected a value after event type " + std::to_string(type) + kLayout);
+        const char* q = p;
+        std::int64_t intValue = 0;
+        double value = 0;
+        bool isInt = nextInt(q, end, intValue);
+        if (isInt) {
+            p = q;
+            value = double(intValue);
+        } else if (!nextValue(p, end, value)) {
+            fail("expected a value (a number) after event type " + std::to_string(type) + kLayout);
+        }
+        if (p == end && end[-1] == ':')
+            fail(std::string("expected another type:value pair after the last ':'") + kLayout);
+        ++m_stats.eventPairs;
+        addEventPair(thread, time, type, value, intValue, isInt);
+    }
+}
+
+TypeInfo& Importer::typeInfo(std::int64_t type)
+{
+    if (m_lastType && m_lastTypeId == type)
+        return *m_lastType;
+    auto it = m_types.find(type);
+    if (it != m_types.end()) {
+        m_lastTypeId = type;
+        m_lastType = &it->second;
+        return it->second;
+    }
+    TypeInfo info;
+    auto decl = m_pcf.eventTypes.find(type);
+    if (decl != m_pcf.eventTypes.end()) {
+        info.declaration = &decl->second;
+        info.label = decl->second.label;
+    }
+    if (info.label.empty())
+        info.label = "type " + std::to_string(type);
+    if (info.declaration && !info.declaration->values.empty()) {
+        bool status = false;
+        for (const auto& [value, name] : info.declaration->values)
+            status = status || lowered(name).find("status") != std::string::npos;
+        if (isAnnotationType(type, info.label))
+            info.kind = TypeKind::Sample;
+        else if (info.declaration->values.count(0) && !status)
+            info.kind = TypeKind::Stack;
+        else
+            info.kind = TypeKind::Replace;
+        info.role = info.label.find("MPI") != std::string::npos ? Role::Comm : Role::Useful;
+        info.category = m_sink.intern(info.label);
+    }
+    info.slot = std::uint32_t(m_types.size());
+    return m_types.emplace(type, std::move(info)).first->second;
+}
+
+StringId Importer::valueName(TypeInfo& info, std::int64_t value)
+{
+    auto it = info.valueNames.find(value);
+    if (it != info.valueNames.end())
+        return it->second;
+    auto label = info.declaration->values.find(value);
+    std::string name = label != info.declaration->values.end() && !label->second.empty()
+        ? label->second
+        : info.label + " " + std::to_string(value);
+    return info.valueNames.emplace(value, m_sink.intern(name)).first->second;
+}
+
+void Importer::closeOpen(
+    std::uint32_t thread, const TypeInfo& info, const OpenEvent& open, TimeNs end)
+{
+    model::Interval interval;
+    interval.startNs = open.startNs;
+    interval.endNs = end;
+    if (end < open.startNs) {
+        interval.endNs = open.startNs;
+        ++m_stats.endsBeforeBegin;
+    }
+    interval.name = open.name;
+    interval.category = info.category;
+    interval.depth = model::kAutoDepth;
+    interval.role = info.role;
+    interval.seq = open.seq;
+    m_sink.addInterval(m_threadTracks[thread], interval);
+    ++m_stats.intervals;
+    ++m_stats.eventIntervals;
+}
+
+void Importer::addEventPair(std::uint32_t thread, TimeNs time, std::int64_t type, double value,
+    std::int64_t intValue, bool isInt)
+{
+    TypeInfo& info = typeInfo(type);
+    const std::uint64_t key = (std::uint64_t(thread) << 40) | std::uint64_t(type);
+    if (info.kind == TypeKind::Counter || !isInt) {
+        std::vector<TrackId>& tracks = m_counterTracks[thread];
+        if (tracks.size() <= info.slot)
+            tracks.resize(info.slot + 1, model::kNoTrack);
+        if (tracks[info.slot] == model::kNoTrack) {
+            tracks[info.slot] = m_sink.addTrack(
+                m_threadTracks[thread], model::ResourceKind::Counter, info.label, type);
+            ++m_stats.counterTracks;
+        }
+        m_sink.addCounterSample(tracks[info.slot], model::CounterSample { time, value });
+        ++m_stats.counterSamples;
+        return;
+    }
+    if (info.kind == TypeKind::Sample) {
+        if (intValue != 0) {
+            m_sink.addInstant(m_threadTracks[thread],
+                model::Instant { time, valueName(info, intValue), info.category });
+            ++m_stats.instants;
+        }
+        return;
+    }
+    std::vector<OpenEvent>& stack = m_open[key];
+    if (info.kind == TypeKind::Replace) {
+        if (!stack.empty()) {
+            closeOpen(thread, info, stack.back(), time);
+            stack.pop_back();
+        }
+        if (intValue == 0)
+            return;
+    } else if (intValue == 0) {
+        if (stack.empty()) {
+            ++m_stats.unmatchedEnds;
+        } else {
+            closeOpen(thread, info, stack.back(), time);
+            stack.pop_back();
+        }
+        return;
+    }
+    if (stack.size() >= kMaxOpenDepth) {
+        closeOpen(thread, info, stack.front(), time);
+        stack.erase(stack.begin());
+        ++m_stats.depthOverflows;
+    }
+    stack.push_back(OpenEvent { time, valueName(info, intValue), m_threadSeq[thread]++ });
+}
+
+void Importer::finish()
+{
+    m_stats.endNs = std::max(m_stats.header.endNs, m_maxTimeNs);
+    std::vector<std::uint64_t> keys;
+    for (const auto& [key, stack] : m_open) {
+        if (!stack.empty())
+            keys.push_back(key);
+    }
+    std::sort(keys.begin(), keys.end());
+    for (std::uint64_t key : keys) {
+        const auto thread = std::uint32_t(key >> 40);
+        const auto type = std::int64_t(key & ((std::uint64_t(1) << 40) - 1));
+        const TypeInfo& info = m_types.at(type);
+        for (const OpenEvent& open : m_open[key]) {
+            closeOpen(thread, info, open, m_stats.endNs);
+            ++m_stats.unclosedBegins;
+        }
+    }
+    m_open.clear();
+    if (m_stats.unclosedBegins > 0) {
+        m_stats.warnings.push_back(std::to_string(m_stats.unclosedBegins)
+            + " events never ended: closed at the trace's end");
+    }
+    if (m_stats.depthOverflows > 0) {
+        m_stats.warnings.push_back(std::to_string(m_stats.depthOverflows)
+            + " events were closed early: more than " + std::to_string(kMaxOpenDepth)
+            + " open of one type");
+    }
+    if (m_stats.unmatchedEnds > 0) {
+        m_stats.warnings.push_back(std::to_string(m_stats.unmatchedEnds)
+            + " event ends (value 0) had no open event of their type");
+    }
+}
+
+void Importer::handleCommunication(const char* p, const char* end)
+{
+    static constexpr const char* kLayout = " of a communication record 3:cpu:appl:task:thread:"
+                                           "lsend:psend:cpu:appl:task:thread:lrecv:precv:size:tag";
+    static constexpr std::array<const char*, 14> kNames = { "cpu", "appl", "task", "thread",
+        "logical send", "physical send", "cpu", "appl", "task", "thread", "logical receive",
+        "physical receive", "size", "tag" };
+    const auto f = readFields(p, end, kNames, kLayout);
+    if (p != end || end[-1] == ':')
+        fail(std::string("expected 15 fields") + kLayout);
+    const std::uint32_t from = threadIndex(f[1], f[2], f[3]);
+    const std::uint32_t to = threadIndex(f[7], f[8], f[9]);
+    toNs(f[4], "logical send time");
+    toNs(f[10], "logical receive time");
+    model::Flow flow;
+    flow.fromNs = toNs(f[5], "physical send time");
+    flow.toTrack = m_threadTracks[to];
+    flow.toNs = toNs(f[11], "physical receive time");
+    flow.name = m_messageName;
+    flow.sizeBytes = f[12] < 0 ? 0 : std::uint64_t(f[12]);
+    flow.tag = f[13];
+    m_sink.addFlow(m_threadTracks[from], flow);
+    ++m_stats.flows;
+}
+
+}  // namespace
+
+Role paraverStateRole(std::string_view name)
+{
+    const std::string s = lowered(name);
+    if (s == "running")
+        return Role::Useful;
+    if (containsAny(s, { "idle", "not created", "outside", "tracing disabled" }))
+        return Role::Idle;
+    if (containsAny(s, { "sync", "wait", "block", "barrier", "probe" }))
+        return Role::Sync;
+    if (containsAny(s,
+            { "send", "recv", "receive", "comm", "group", "collective", "mpi", "one-sided",
+                "remote memory", "rtt" }))
+        return Role::Comm;
+    if (containsAny(s, { "memory transfer", "data copy" }))
+        return Role::Transfer;
+    if (containsAny(s,
+            { "sched", "fork", "join", "overhead", "profiling", "on-line", "startup", "allocating",
+                "freeing" }))
+        return Role::Runtime;
+    return Role::Useful;
+}
+
+std::string_view paraverDefaultStateName(std::int64_t state)
+{
+    if (state < 0 || state >= std::int64_t(kStandardStates.size()))
+        return {};
+    return kStandardStates[std::size_t(state)];
+}
+
+ParaverImportStats importParaver(
+    const std::filesystem::path& prv, TraceSink& sink, const ProgressFn& progress)
+{
+    return importParaver(prv, sink, ParaverImportOptions {}, progress);
+}
+
+ParaverImportStats importParaver(const std::filesystem::path& prv, TraceSink& sink,
+    const ParaverImportOptions& options, const ProgressFn& progress)
+{
+    Importer importer(prv, sink, options, progress);
+    return importer.run();
+}
+
+}  // namespace strata::storage

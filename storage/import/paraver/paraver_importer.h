@@ -1,0 +1,123 @@
+#pragma once
+// Imports a Paraver trace (BSC's Extrae / mpi2prv format) into a TraceSink: the `.prv`
+// records (plain or gzip, detected by the magic bytes), named with the `.pcf` and `.row`
+// next to it (same stem, both optional).
+//
+// One streaming pass, line by line, with hand-written integer parsing. Memory besides the
+// sink: the read window, the header's process model, the .pcf tables, and one stack of
+// open events per (thread, event type).
+//
+// Tracks, all created up front in header order: Node (".row" NODE label, else "node N")
+// > Process per (appl, task) (".row" TASK label, else "task A.T") > Thread per (appl,
+// task, thread) (".row" THREAD label, else "thread A.T.H"). Counter tracks are created
+// under a thread when its first sample of a numeric event type arrives.
+//
+// Records:
+//  - `1:cpu:appl:task:thread:begin:end:state` -> an interval on the thread, named by the
+//    .pcf STATES ("state N" without one), category "state", depth 0, role from
+//    paraverStateRole() (without a .pcf, from Paraver's standard state table).
+//  - `2:cpu:appl:task:thread:time:type:value[:type:value...]` -> per pair, by the type's
+//    .pcf declaration:
+//      * declared with VALUES and an annotation type (Extrae's sampled call stacks
+//        30000000-30999999 and MPI callers 70000000-89999999, or a label starting with
+//        "Sampled" or "Caller": values that never end with a 0): an instant per non-zero
+//        value, named by the value's label, category = the type's label;
+//      * declared with VALUES that include 0 ("End"): a begin/end stream per (thread,
+//        type): a non-zero value opens an interval named by the value's label, 0 closes
+//        the innermost open one; category = the type's label, depth kAutoDepth, role Comm
+//        when the type's label contains "MPI", else Useful. Unmatched 0s are counted;
+//        intervals open at the end are closed at the trace's end and counted; a stack
+//        deeper than 256 closes its outermost event (counted);
+//      * declared with VALUES without 0 (a mode such as "Tracing mode") or with a value
+//        label containing "status" (OpenMP lock: Lock -> Locked status -> Unlock ->
+//        Unlocked status): each value closes the previous one of its type and opens the
+//        next (0 only closes);
+//      * otherwise (hardware counters, PAPI, uncore, undeclared types): a counter sample
+//        on a Counter track (the type's label, else "type N") under the thread.
+//  - `3:...:lsend:psend:...:lrecv:precv:size:tag` -> a flow "message" from the sender's
+//    thread at the physical send to the receiver's thread at the physical receive.
+//  - `c:`/`C:`/`i:`/`I:` communicator lines, `4:` global-op records (2004 format) and `#`
+//    comment lines are counted and skipped.
+// Records may be unsorted (the store sorts). Times are multiplied by the header's unit
+// (`_ns`, `_us`, `_ms`, `_s`; without a suffix the .pcf UNITS, else microseconds).
+// Meta: source_format=paraver, time_unit, paraver_date, paraver_end_ns, and
+// "paraver.state_color.NAME" = "#rrggbb" for each .pcf state color.
+
+#include "model/role.h"
+#include "model/time_units.h"
+#include "storage/import/paraver/paraver_pcf.h"
+#include "storage/store/progress.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace strata::storage {
+
+class TraceSink;
+
+struct ParaverImportOptions
+{
+    /// Side files; default: the .prv's stem + ".pcf" / ".row" when they exist.
+    std::optional<std::filesystem::path> pcf;
+    std::optional<std::filesystem::path> row;
+};
+
+struct ParaverImportStats
+{
+    std::uint64_t lines = 0;  ///< lines of the .prv, header included
+    std::uint64_t states = 0;  ///< type 1 records
+    std::uint64_t eventLines = 0;  ///< type 2 records
+    std::uint64_t eventPairs = 0;  ///< type:value pairs of the type 2 records
+    std::uint64_t communications = 0;  ///< type 3 records
+    std::uint64_t globalOps = 0;  ///< type 4 records (old format), skipped
+    std::uint64_t communicatorLines = 0;  ///< c:/C:/i:/I: lines, skipped
+    std::uint64_t commentLines = 0;  ///< '#' lines after the header
+    std::uint64_t emptyLines = 0;
+    std::uint64_t intervals = 0;  ///< all intervals emitted (states + events)
+    std::uint64_t eventIntervals = 0;  ///< intervals from begin/end event pairs
+    std::uint64_t instants = 0;  ///< sampled events
+    std::uint64_t counterSamples = 0;
+    std::uint64_t flows = 0;
+    std::uint64_t counterTracks = 0;
+    std::uint64_t unmatchedEnds = 0;  ///< value 0 with no open event of its type
+    std::uint64_t unclosedBegins = 0;  ///< open at the end: closed at the trace's end
+    std::uint64_t endsBeforeBegin = 0;  ///< a close earlier than its open: made empty
+    std::uint64_t depthOverflows = 0;  ///< opens beyond 256 deep: the outermost was closed
+    std::uint64_t bytes = 0;  ///< uncompressed .prv bytes
+    ParaverHeader header;
+    model::TimeNs endNs = 0;  ///< max(header end, last record time), in ns
+    bool hasPcf = false;
+    bool hasRow = false;
+    std::map<std::int64_t, std::string> stateNames;  ///< from the .pcf
+    std::map<std::int64_t, ParaverColor> stateColors;  ///< from the .pcf
+    bool truncated = false;  ///< the file ended inside a record: that record was dropped
+    std::vector<std::string> warnings;  ///< one line each
+};
+
+/// The role of a Paraver state from its name (case-insensitive):
+///   "Running" -> Useful; "Idle", "Not created", "Outside", "Tracing disabled" -> Idle;
+///   names with "sync", "wait", "block", "barrier", "probe" -> Sync;
+///   "send", "recv", "receive", "comm", "group", "collective", "mpi", "one-sided",
+///   "remote memory", "rtt" -> Comm;  "memory transfer", "data copy" -> Transfer;
+///   "sched", "fork", "join", "overhead", "profiling", "on-line", "startup",
+///   "allocating", "freeing" -> Runtime;  anything else -> Useful.
+model::Role paraverStateRole(std::string_view name);
+
+/// Paraver's standard name of a state value (0 "Idle", 1 "Running", ... 31 "Freeing
+/// memory"), used for roles when there is no .pcf; empty outside the table.
+std::string_view paraverDefaultStateName(std::int64_t state);
+
+/// Imports `prv` into `sink`. Throws InputError (one line: file, line, what was
+/// expected) on malformed input, Cancelled when `progress` returns false. Progress is in
+/// bytes of the .prv on disk (compressed bytes for .gz).
+ParaverImportStats importParaver(
+    const std::filesystem::path& prv, TraceSink& sink, const ProgressFn& progress = {});
+ParaverImportStats importParaver(const std::filesystem::path& prv, TraceSink& sink,
+    const ParaverImportOptions& options, const ProgressFn& progress = {});
+
+}  // namespace strata::storage

@@ -1,0 +1,188 @@
+#include "storage/store/spill_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace strata::storage {
+
+namespace {
+
+template<typename T>
+void put(std::string& out, const std::vector<T>& v)
+{
+    out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+
+void putArgs(std::string& out, const ArgsColumn& args)
+{
+    const std::uint64_t counts[2] = {args.ends.size(), args.bytes.size()};
+    out.append(reinterpret_cast<const char*>(counts), sizeof counts);
+    put(out, args.ends);
+    out.append(args.bytes);
+}
+
+class Cursor
+{
+public:
+    explicit Cursor(const std::string& bytes)
+        : m_bytes(bytes)
+    {
+    }
+    template<typename T>
+    void take(std::vector<T>& out, std::uint64_t n)
+    {
+        const std::size_t size = n * sizeof(T);
+        if (m_at + size > m_bytes.size())
+            throw std::runtime_error("spill file segment is short");
+        const std::size_t old = out.size();
+        out.resize(old + n);
+        std::memcpy(reinterpret_cast<char*>(out.data() + old), m_bytes.data() + m_at, size);
+        m_at += size;
+    }
+    std::uint64_t u64()
+    {
+        std::vector<std::uint64_t> v;
+        take(v, 1);
+        return v[0];
+    }
+    std::string_view bytes(std::uint64_t n)
+    {
+        if (m_at + n > m_bytes.size())
+            throw std::runtime_error("spill file segment is short");
+        std::string_view s(m_bytes.data() + m_at, n);
+        m_at += n;
+        return s;
+    }
+
+private:
+    const std::string& m_bytes;
+    std::size_t m_at = 0;
+};
+
+/// Appends spilled args for rows [firstRow, firstRow + rows) to `args`.
+void takeArgs(Cursor& in, ArgsColumn& args, std::size_t firstRow)
+{
+    const std::uint64_t endCount = in.u64();
+    const std::uint64_t byteCount = in.u64();
+    std::vector<std::uint64_t> ends;
+    in.take(ends, endCount);
+    const std::string_view bytes = in.bytes(byteCount);
+    std::uint64_t begin = 0;
+    for (std::size_t i = 0; i < ends.size(); ++i) {
+        args.append(firstRow + i, bytes.substr(begin, ends[i] - begin));
+        begin = ends[i];
+    }
+}
+
+template<typename T>
+void release(std::vector<T>& v)
+{
+    std::vector<T>().swap(v);
+}
+
+} // namespace
+
+std::size_t bufferedBytes(const StoreBuilder::TrackBuffer& b)
+{
+    return b.intervals.capacity() * sizeof(model::Interval) + b.intervalArgs.bytes.capacity()
+           + b.intervalArgs.ends.capacity() * 8 + b.instants.capacity() * sizeof(model::Instant)
+           + b.instantArgs.bytes.capacity() + b.instantArgs.ends.capacity() * 8
+           + b.counters.capacity() * sizeof(model::CounterSample) + b.flows.capacity() * sizeof(model::Flow)
+           + b.samples.capacity() * sizeof(model::StackSample);
+}
+
+SpillFile::SpillFile(std::filesystem::path path)
+    : m_path(std::move(path))
+{
+    m_fd = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (m_fd < 0)
+        throw std::runtime_error(m_path.string() + ": cannot create spill file: " + std::strerror(errno));
+}
+
+SpillFile::~SpillFile()
+{
+    ::close(m_fd);
+    std::error_code ignored;
+    std::filesystem::remove(m_path, ignored);
+}
+
+void SpillFile::spill(model::TrackId track, StoreBuilder::TrackBuffer& b)
+{
+    std::string out;
+    const std::uint64_t counts[5] = {b.intervals.size(), b.instants.size(), b.counters.size(),
+                                     b.flows.size(), b.samples.size()};
+    out.append(reinterpret_cast<const char*>(counts), sizeof counts);
+    put(out, b.intervals);
+    putArgs(out, b.intervalArgs);
+    put(out, b.instants);
+    putArgs(out, b.instantArgs);
+    put(out, b.counters);
+    put(out, b.flows);
+    put(out, b.samples);
+    for (std::size_t done = 0; done < out.size();) {
+        const ssize_t n = ::pwrite(m_fd, out.data() + done, out.size() - done, static_cast<off_t>(m_size + done));
+        if (n <= 0)
+            throw std::runtime_error(m_path.string() + ": cannot write spill file: " + std::strerror(errno));
+        done += static_cast<std::size_t>(n);
+    }
+    if (m_segments.size() <= track)
+        m_segments.resize(track + 1);
+    m_segments[track].push_back({m_size, out.size()});
+    m_size += out.size();
+    // Keep the arrival counters running: seq numbers continue after a spill.
+    release(b.intervals);
+    b.intervalArgs = {};
+    release(b.instants);
+    b.instantArgs = {};
+    release(b.counters);
+    release(b.flows);
+    release(b.samples);
+}
+
+void SpillFile::reload(model::TrackId track, StoreBuilder::TrackBuffer& b) const
+{
+    if (track >= m_segments.size() || m_segments[track].empty())
+        return;
+    StoreBuilder::TrackBuffer merged;
+    for (const Segment& segment : m_segments[track]) {
+        std::string bytes(segment.size, '\0');
+        for (std::size_t done = 0; done < bytes.size();) {
+            const ssize_t n = ::pread(m_fd, bytes.data() + done, bytes.size() - done,
+                                      static_cast<off_t>(segment.offset + done));
+            if (n <= 0)
+                throw std::runtime_error(m_path.string() + ": cannot read spill file");
+            done += static_cast<std::size_t>(n);
+        }
+        Cursor in(bytes);
+        std::uint64_t counts[5];
+        for (auto& c : counts)
+            c = in.u64();
+        const std::size_t firstInterval = merged.intervals.size();
+        in.take(merged.intervals, counts[0]);
+        takeArgs(in, merged.intervalArgs, firstInterval);
+        const std::size_t firstInstant = merged.instants.size();
+        in.take(merged.instants, counts[1]);
+        takeArgs(in, merged.instantArgs, firstInstant);
+        in.take(merged.counters, counts[2]);
+        in.take(merged.flows, counts[3]);
+        in.take(merged.samples, counts[4]);
+    }
+    // Then what arrived after the last spill.
+    const std::size_t firstInterval = merged.intervals.size();
+    merged.intervals.insert(merged.intervals.end(), b.intervals.begin(), b.intervals.end());
+    for (std::size_t i = 0; i < b.intervals.size(); ++i)
+        merged.intervalArgs.append(firstInterval + i, b.intervalArgs.at(i));
+    const std::size_t firstInstant = merged.instants.size();
+    merged.instants.insert(merged.instants.end(), b.instants.begin(), b.instants.end());
+    for (std::size_t i = 0; i < b.instants.size(); ++i)
+        merged.instantArgs.append(firstInstant + i, b.instantArgs.at(i));
+    merged.counters.insert(merged.counters.end(), b.counters.begin(), b.counters.end());
+    merged.flows.insert(merged.flows.end(), b.flows.begin(), b.flows.end());
+    merged.samples.insert(merged.samples.end(), b.samples.begin(), b.samples.end());
+    b = std::move(merged);
+}
+
+} // namespace strata::storage

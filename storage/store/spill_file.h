@@ -1,0 +1,53 @@
+#pragma once
+// SpillFile bounds the store builder's memory: when the buffered events pass the budget,
+// every track's buffer is appended to this temporary file as a segment and emptied; at
+// finish() a worker reloads one track's segments (in arrival order) just before tiling
+// it. Peak memory is then the budget plus the few largest tracks being tiled, whatever
+// the size of the trace.
+//
+//   file:  [segment][segment]...      segment = one track's buffer at one spill:
+//          counts (5 x u64) | intervals (raw structs) | interval args ends | bytes |
+//          instants | instant args ends | bytes | counters | flows | samples
+//
+// The file lives next to the store being built and is removed with the builder.
+// Reads use pread, so workers reload different tracks concurrently.
+
+#include "storage/store/track_buffer.h"
+
+#include <filesystem>
+#include <vector>
+
+namespace strata::storage {
+
+class SpillFile
+{
+public:
+    explicit SpillFile(std::filesystem::path path);
+    ~SpillFile();
+    SpillFile(const SpillFile&) = delete;
+    SpillFile& operator=(const SpillFile&) = delete;
+
+    /// Appends the buffer as a segment of `track` and empties it (keeping nothing).
+    void spill(model::TrackId track, StoreBuilder::TrackBuffer& buffer);
+    /// Prepends the track's spilled segments, in order, to `buffer` (which holds what
+    /// arrived after the last spill). Thread-safe for distinct tracks.
+    void reload(model::TrackId track, StoreBuilder::TrackBuffer& buffer) const;
+    bool empty() const { return m_segments.empty(); }
+    std::uint64_t bytes() const { return m_size; }
+
+private:
+    struct Segment
+    {
+        std::uint64_t offset;
+        std::uint64_t size;
+    };
+    std::filesystem::path m_path;
+    int m_fd = -1;
+    std::uint64_t m_size = 0;
+    std::vector<std::vector<Segment>> m_segments;  // per track
+};
+
+/// Approximate heap bytes a buffer holds (what the builder's budget counts).
+std::size_t bufferedBytes(const StoreBuilder::TrackBuffer& buffer);
+
+} // namespace strata::storage

@@ -1,0 +1,154 @@
+#include "storage/store/sqlite_db.h"
+
+#include <sqlite3.h>
+
+namespace strata::storage {
+
+SqliteDb::SqliteDb(const std::filesystem::path& path, Mode mode)
+    : m_path(path)
+{
+    const int flags = mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY
+                                             : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    // NOMUTEX: each connection is used by one thread at a time (the reader serialises).
+    if (sqlite3_open_v2(path.c_str(), &m_db, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+        std::string msg = m_db ? sqlite3_errmsg(m_db) : "out of memory";
+        sqlite3_close(m_db);
+        m_db = nullptr;
+        throw StoreError(path.string() + ": cannot open: " + msg);
+    }
+    sqlite3_extended_result_codes(m_db, 1);
+}
+
+SqliteDb::~SqliteDb()
+{
+    sqlite3_close_v2(m_db);
+}
+
+void SqliteDb::fail(const std::string& what) const
+{
+    throw StoreError(m_path.string() + ": " + what + ": " + sqlite3_errmsg(m_db));
+}
+
+void SqliteDb::exec(const char* sql)
+{
+    char* error = nullptr;
+    if (sqlite3_exec(m_db, sql, nullptr, nullptr, &error) != SQLITE_OK) {
+        std::string msg = error ? error : "unknown error";
+        sqlite3_free(error);
+        throw StoreError(m_path.string() + ": " + msg);
+    }
+}
+
+SqliteStatement SqliteDb::prepare(std::string_view sql)
+{
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v3(m_db, sql.data(), static_cast<int>(sql.size()),
+                           SQLITE_PREPARE_PERSISTENT, &stmt, nullptr)
+        != SQLITE_OK)
+        fail("cannot prepare '" + std::string(sql.substr(0, 60)) + "'");
+    return SqliteStatement(*this, stmt);
+}
+
+SqliteStatement::SqliteStatement(const SqliteDb& db, sqlite3_stmt* stmt)
+    : m_db(&db)
+    , m_stmt(stmt)
+{
+}
+
+SqliteStatement::~SqliteStatement()
+{
+    sqlite3_finalize(m_stmt);
+}
+
+SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
+    : m_db(other.m_db)
+    , m_stmt(other.m_stmt)
+{
+    other.m_stmt = nullptr;
+}
+
+SqliteStatement& SqliteStatement::bind(int index, std::int64_t value)
+{
+    if (sqlite3_bind_int64(m_stmt, index, value) != SQLITE_OK)
+        m_db->fail("bind");
+    return *this;
+}
+
+SqliteStatement& SqliteStatement::bind(int index, double value)
+{
+    if (sqlite3_bind_double(m_stmt, index, value) != SQLITE_OK)
+        m_db->fail("bind");
+    return *this;
+}
+
+SqliteStatement& SqliteStatement::bind(int index, std::string_view text)
+{
+    if (sqlite3_bind_text(m_stmt, index, text.data(), static_cast<int>(text.size()),
+                          SQLITE_TRANSIENT)
+        != SQLITE_OK)
+        m_db->fail("bind");
+    return *this;
+}
+
+SqliteStatement& SqliteStatement::bindBlob(int index, std::string_view bytes)
+{
+    if (sqlite3_bind_blob(m_stmt, index, bytes.data(), static_cast<int>(bytes.size()),
+                          SQLITE_STATIC)
+        != SQLITE_OK)
+        m_db->fail("bind");
+    return *this;
+}
+
+bool SqliteStatement::step()
+{
+    const int rc = sqlite3_step(m_stmt);
+    if (rc == SQLITE_ROW)
+        return true;
+    if (rc == SQLITE_DONE)
+        return false;
+    m_db->fail("query failed");
+}
+
+void SqliteStatement::run()
+{
+    while (step()) {
+    }
+    reset();
+}
+
+void SqliteStatement::reset()
+{
+    sqlite3_reset(m_stmt);
+    sqlite3_clear_bindings(m_stmt);
+}
+
+std::int64_t SqliteStatement::int64(int column) const
+{
+    return sqlite3_column_int64(m_stmt, column);
+}
+
+double SqliteStatement::real(int column) const
+{
+    return sqlite3_column_double(m_stmt, column);
+}
+
+std::string_view SqliteStatement::text(int column) const
+{
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(m_stmt, column));
+    return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, column)))
+             : std::string_view();
+}
+
+std::string_view SqliteStatement::blob(int column) const
+{
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(m_stmt, column));
+    return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, column)))
+             : std::string_view();
+}
+
+bool SqliteStatement::isNull(int column) const
+{
+    return sqlite3_column_type(m_stmt, column) == SQLITE_NULL;
+}
+
+} // namespace strata::storage

@@ -1,0 +1,409 @@
+#include "storage/store/store_builder.h"
+
+#include "storage/store/input_error.h"
+#include "storage/store/spill_file.h"
+#include "storage/store/sqlite_db.h"
+#include "storage/store/store_schema.h"
+#include "storage/store/tile_codec.h"
+#include "storage/store/track_buffer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <fcntl.h>
+#include <mutex>
+#include <optional>
+#include <tuple>
+#include <thread>
+#include <unistd.h>
+
+#ifndef STRATA_VERSION
+#define STRATA_VERSION "0"
+#endif
+
+namespace strata::storage {
+
+namespace {
+
+void fsyncPath(const std::filesystem::path& path, bool directory)
+{
+    const int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+    if (fd < 0)
+        throw StoreError(path.string() + ": cannot open for fsync");
+    const int rc = ::fsync(fd);
+    ::close(fd);
+    if (rc != 0 && !directory)
+        throw StoreError(path.string() + ": fsync failed");
+}
+
+/// Runs tileTrack on worker threads, at most `lookahead` tracks ahead of the consumer,
+/// and hands results out in track order.
+class TrackPipeline
+{
+public:
+    TrackPipeline(std::vector<std::unique_ptr<StoreBuilder::TrackBuffer>>& tracks,
+                  const SpillFile* spill, const model::LodGrid& grid, int zstdLevel, int threads,
+                  FlameSummaryOptions flame)
+        : m_tracks(tracks)
+        , m_spill(spill)
+        , m_grid(grid)
+        , m_zstdLevel(zstdLevel)
+        , m_flame(flame)
+        , m_results(tracks.size())
+        , m_lookahead(static_cast<std::size_t>(2 * std::max(1, threads)))
+    {
+        for (int i = 0; i < std::max(1, threads); ++i)
+            m_workers.emplace_back([this] { work(); });
+    }
+
+    ~TrackPipeline()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop = true;
+        }
+        m_cv.notify_all();
+        for (auto& w : m_workers)
+            w.join();
+    }
+
+    TrackTiles take(std::size_t index)
+    {
+        std::unique_lock lock(m_mutex);
+        m_cv.wait(lock, [&] { return m_results[index].has_value(); });
+        Result r = std::move(*m_results[index]);
+        m_results[index].reset();
+        m_consumed = index + 1;
+        m_cv.notify_all();
+        if (r.error)
+            std::rethrow_exception(r.error);
+        return std::move(r.tiles);
+    }
+
+private:
+    struct Result
+    {
+        TrackTiles tiles;
+        std::exception_ptr error;
+    };
+
+    void work()
+    {
+        for (;;) {
+            std::size_t index;
+            {
+                std::unique_lock lock(m_mutex);
+                m_cv.wait(lock, [&] {
+                    return m_stop || (m_next < m_tracks.size() && m_next < m_consumed + m_lookahead);
+                });
+                if (m_stop)
+                    return;
+                index = m_next++;
+            }
+            Result r;
+            try {
+                if (m_spill)
+                    m_spill->reload(static_cast<model::TrackId>(index), *m_tracks[index]);
+                r.tiles = tileTrack(*m_tracks[index], m_grid, m_zstdLevel, m_flame);
+            } catch (...) {
+                r.error = std::current_exception();
+            }
+            m_tracks[index].reset();
+            {
+                std::lock_guard lock(m_mutex);
+                m_results[index] = std::move(r);
+            }
+            m_cv.notify_all();
+        }
+    }
+
+    std::vector<std::unique_ptr<StoreBuilder::TrackBuffer>>& m_tracks;
+    const SpillFile* m_spill;
+    const model::LodGrid m_grid;
+    const int m_zstdLevel;
+    const FlameSummaryOptions m_flame;
+    std::vector<std::optional<Result>> m_results;
+    const std::size_t m_lookahead;
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    std::size_t m_next = 0;
+    std::size_t m_consumed = 0;
+    bool m_stop = false;
+    std::vector<std::thread> m_workers;
+};
+
+} // namespace
+
+StoreBuilder::StoreBuilder(std::filesystem::path target, StoreBuildOptions options)
+    : m_target(std::move(target))
+    , m_options(std::move(options))
+    , m_stacks(1)
+{
+    m_temp = m_target.parent_path()
+             / ("." + m_target.filename().string() + ".tmp." + std::to_string(::getpid()));
+}
+
+StoreBuilder::~StoreBuilder()
+{
+    m_spill.reset();
+    std::error_code ignored;
+    std::filesystem::remove(m_temp, ignored);
+}
+
+model::TrackId StoreBuilder::addTrack(model::TrackId parent, model::ResourceKind kind,
+                                      std::string name, std::int64_t sortKey, std::string unit)
+{
+    m_tracks.push_back(std::make_unique<TrackBuffer>());
+    return m_resources.add(parent, kind, std::move(name), sortKey, std::move(unit));
+}
+
+void StoreBuilder::setMeta(std::string key, std::string value)
+{
+    m_meta[std::move(key)] = std::move(value);
+}
+
+StoreBuilder::TrackBuffer& StoreBuilder::buffer(model::TrackId track)
+{
+    if (track >= m_tracks.size())
+        throw std::out_of_range("StoreBuilder: event on unknown track " + std::to_string(track));
+    ++m_events;
+    return *m_tracks[track];
+}
+
+void StoreBuilder::account(std::size_t bytes)
+{
+    m_bufferedBytes += bytes;
+    // Vectors grow by doubling, so what they hold may be up to twice what was added.
+    if (2 * m_bufferedBytes <= m_options.memoryBudgetBytes)
+        return;
+    if (!m_spill) {
+        m_spill = std::make_unique<SpillFile>(
+            m_target.parent_path() / ("." + m_target.filename().string() + ".spill." + std::to_string(::getpid())));
+    }
+    for (std::size_t track = 0; track < m_tracks.size(); ++track)
+        m_spill->spill(static_cast<model::TrackId>(track), *m_tracks[track]);
+    m_bufferedBytes = 0;
+}
+
+void StoreBuilder::noteTime(model::TimeNs startNs, model::TimeNs endNs)
+{
+    if (m_events == 1) {
+        m_minNs = startNs;
+        m_maxNs = endNs;
+    } else {
+        m_minNs = std::min(m_minNs, startNs);
+        m_maxNs = std::max(m_maxNs, endNs);
+    }
+}
+
+void StoreBuilder::addInterval(model::TrackId track, const model::Interval& interval,
+                               std::string_view args)
+{
+    if (interval.endNs < interval.startNs)
+        throw std::invalid_argument("StoreBuilder: interval ends before it starts");
+    TrackBuffer& buf = buffer(track);
+    model::Interval& e = buf.intervals.emplace_back(interval);
+    e.seq = buf.intervalsSeen++;
+    buf.intervalArgs.append(buf.intervals.size() - 1, args);
+    noteTime(interval.startNs, interval.endNs);
+    account(sizeof(model::Interval) + args.size());
+}
+
+void StoreBuilder::addInstant(model::TrackId track, const model::Instant& instant,
+                              std::string_view args)
+{
+    TrackBuffer& buf = buffer(track);
+    buf.instants.push_back(instant);
+    buf.instantArgs.append(buf.instants.size() - 1, args);
+    noteTime(instant.timeNs, instant.timeNs);
+    account(sizeof(model::Instant) + args.size());
+}
+
+void StoreBuilder::addCounterSample(model::TrackId track, const model::CounterSample& sample)
+{
+    buffer(track).counters.push_back(sample);
+    noteTime(sample.timeNs, sample.timeNs);
+    account(sizeof(model::CounterSample));
+}
+
+void StoreBuilder::addFlow(model::TrackId fromTrack, const model::Flow& flow)
+{
+    if (flow.toTrack != model::kNoTrack && flow.toTrack >= m_tracks.size())
+        throw std::out_of_range("StoreBuilder: flow to unknown track");
+    buffer(fromTrack).flows.push_back(flow);
+    noteTime(std::min(flow.fromNs, flow.toNs), std::max(flow.fromNs, flow.toNs));
+    account(sizeof(model::Flow));
+}
+
+model::StackId StoreBuilder::internStack(model::StackId parent, model::StringId frame)
+{
+    if (parent >= m_stacks.size())
+        throw std::out_of_range("StoreBuilder: unknown parent stack");
+    auto [it, inserted] = m_stackIds.try_emplace({parent, frame},
+                                                 static_cast<model::StackId>(m_stacks.size()));
+    if (inserted)
+        m_stacks.emplace_back(parent, frame);
+    return it->second;
+}
+
+void StoreBuilder::addStackSample(model::TrackId track, const model::StackSample& sample)
+{
+    if (sample.stack >= m_stacks.size())
+        throw std::out_of_range("StoreBuilder: sample of unknown stack");
+    buffer(track).samples.push_back(sample);
+    noteTime(sample.timeNs, sample.timeNs);
+    account(sizeof(model::StackSample));
+}
+
+void StoreBuilder::addKernelMetric(const model::KernelMetric& metric)
+{
+    if (metric.track >= m_tracks.size())
+        throw std::out_of_range("StoreBuilder: kernel metric on unknown track");
+    m_kernelMetrics.push_back(metric);
+}
+
+void StoreBuilder::finish()
+{
+    if (m_finished)
+        throw std::logic_error("StoreBuilder::finish called twice");
+    m_finished = true;
+    std::error_code ignored;
+    std::filesystem::remove(m_temp, ignored);
+    try {
+        const model::LodGrid grid = model::LodGrid::forSpan(std::max<model::TimeNs>(m_maxNs, 1));
+        {
+            SqliteDb db(m_temp, SqliteDb::Mode::Create);
+            // No journal: the file is private until the rename, which is our atomicity.
+            db.exec("PRAGMA page_size=4096; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                    " PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=MEMORY;");
+            db.exec(kStoreSchemaSql);
+            db.exec("BEGIN");
+
+            std::map<std::string, std::string> meta = m_meta;
+            meta["format"] = kStoreFormatName;
+            meta["format_version"] = std::to_string(kStoreFormatVersion);
+            meta["tool_version"] = STRATA_VERSION;
+            meta["lod_base_bucket_ns"] = std::to_string(grid.baseBucketNs);
+            meta["lod_factor_log2"] = std::to_string(grid.factorLog2);
+            meta["lod_levels"] = std::to_string(grid.levels);
+            meta["span_start_ns"] = std::to_string(m_events ? m_minNs : 0);
+            meta["span_end_ns"] = std::to_string(m_events ? m_maxNs : 0);
+            meta["events"] = std::to_string(m_events);
+            auto insertMeta = db.prepare("INSERT INTO meta VALUES(?,?)");
+            for (const auto& [k, v] : meta)
+                insertMeta.bind(1, k).bind(2, v).run();
+
+            auto insertString = db.prepare("INSERT INTO strings VALUES(?,?)");
+            for (std::size_t i = 0; i < m_strings.size(); ++i)
+                insertString.bind(1, std::int64_t(i)).bind(2, m_strings.text(model::StringId(i))).run();
+
+            auto insertTrack = db.prepare("INSERT INTO tracks VALUES(?,?,?,?,?,?)");
+            for (const model::TrackInfo& t : m_resources.tracks()) {
+                insertTrack.bind(1, std::int64_t(t.id));
+                if (t.parent != model::kNoTrack)
+                    insertTrack.bind(2, std::int64_t(t.parent));
+                insertTrack.bind(3, model::resourceKindName(t.kind)).bind(4, t.name)
+                    .bind(5, t.sortKey).bind(6, t.unit).run();
+            }
+            auto insertStack = db.prepare("INSERT INTO stacks VALUES(?,?,?)");
+            for (std::size_t i = 1; i < m_stacks.size(); ++i) {
+                insertStack.bind(1, std::int64_t(i)).bind(2, std::int64_t(m_stacks[i].first))
+                    .bind(3, std::int64_t(m_stacks[i].second)).run();
+            }
+
+            auto insertTile = db.prepare("INSERT INTO tiles VALUES(?,?,?,?,?,?,?,?,?)");
+            auto insertIndex = db.prepare("INSERT INTO tile_index VALUES(?,?)");
+            auto insertBand = db.prepare("INSERT INTO bands VALUES(?,?,?,?)");
+            auto insertStats = db.prepare("INSERT INTO track_stats VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
+            std::int64_t tilesWritten = 0;
+            std::map<model::StringId, std::pair<std::int64_t, model::TimeNs>> categories;
+            if (m_spill) {
+                // Everything to disk first: while tracks are tiled, memory holds only them.
+                for (std::size_t track = 0; track < m_tracks.size(); ++track)
+                    m_spill->spill(static_cast<model::TrackId>(track), *m_tracks[track]);
+            }
+            auto insertFlameLevels = db.prepare("INSERT INTO flame_levels VALUES(?,?,?)");
+            auto insertFlamePaths = db.prepare("INSERT INTO flame_paths VALUES(?,?)");
+            auto insertFlameBucket = db.prepare("INSERT INTO flame_buckets VALUES(?,?,?,?)");
+            TrackPipeline pipeline(m_tracks, m_spill.get(), grid, m_options.zstdLevel, m_options.threads,
+                                   m_options.flame);
+            for (std::size_t track = 0; track < m_tracks.size(); ++track) {
+                const TrackTiles out = pipeline.take(track);
+                const auto id = static_cast<std::int64_t>(track);
+                std::vector<TileIndexEntry> index;
+                index.reserve(out.tiles.size());
+                for (const TileRow& row : out.tiles) {
+                    if (m_options.abortAfterTiles >= 0 && tilesWritten >= m_options.abortAfterTiles)
+                        throw std::runtime_error("store build aborted by the debug hook after "
+                                                 + std::to_string(tilesWritten) + " tiles");
+                    ++tilesWritten;  // tile ids are 1, 2, ... in write order
+                    TileIndexEntry entry = row.entry;
+                    entry.id = tilesWritten;
+                    insertTile.bind(1, entry.id).bind(2, id).bind(3, std::int64_t(entry.kind))
+                        .bind(4, std::int64_t(entry.level)).bind(5, entry.idx).bind(6, entry.t0).bind(7, entry.t1)
+                        .bind(8, entry.n).bindBlob(9, row.payload).run();
+                    index.push_back(entry);
+                }
+                std::sort(index.begin(), index.end(), [](const TileIndexEntry& a, const TileIndexEntry& b) {
+                    return std::tie(a.kind, a.level, a.idx) < std::tie(b.kind, b.level, b.idx);
+                });
+                if (!index.empty())
+                    insertIndex.bind(1, id).bindBlob(2, encodeTileIndex(index, m_options.zstdLevel)).run();
+                if (!out.flame.rows.empty()) {
+                    insertFlameLevels.bind(1, id).bind(2, std::int64_t(out.flame.finestLevel))
+                        .bind(3, std::int64_t(out.flame.coarsestLevel)).run();
+                    if (!out.flame.paths.empty())
+                        insertFlamePaths.bind(1, id).bindBlob(2, out.flame.paths).run();
+                    for (const FlameRow& row : out.flame.rows)
+                        insertFlameBucket.bind(1, id).bind(2, std::int64_t(row.level)).bind(3, row.bucket)
+                            .bindBlob(4, row.payload).run();
+                }
+                for (const BandStats& b : out.bands)
+                    insertBand.bind(1, id).bind(2, std::int64_t(b.band)).bind(3, b.count)
+                        .bind(4, b.maxDurationNs).run();
+                const TrackStats& s = out.stats;
+                for (const auto& [category, totals] : s.categories) {
+                    categories[category].first += totals.first;
+                    categories[category].second += totals.second;
+                }
+                insertStats.bind(1, id).bind(2, s.intervals).bind(3, s.instants).bind(4, s.counters)
+                    .bind(5, s.flows).bind(6, s.samples).bind(7, s.firstNs).bind(8, s.lastNs)
+                    .bind(9, std::int64_t(s.maxDepth)).bind(10, std::int64_t(s.intervalLevel))
+                    .bind(11, std::int64_t(s.instantLevel)).bind(12, std::int64_t(s.counterLevel)).run();
+                if (m_options.progress && !m_options.progress(track + 1, m_tracks.size()))
+                    throw Cancelled();
+            }
+            // A kernel profiled twice keeps its last value of each metric.
+            auto insertKernelMetric = db.prepare("INSERT OR REPLACE INTO kernel_metrics VALUES(?,?,?,?,?)");
+            for (const model::KernelMetric& m : m_kernelMetrics) {
+                insertKernelMetric.bind(1, std::int64_t(m.track)).bind(2, m.startNs)
+                    .bind(3, std::int64_t(m.metric)).bind(4, m.value).bind(5, std::int64_t(m.unit)).run();
+            }
+            auto insertCategory = db.prepare("INSERT INTO categories VALUES(?,?,?)");
+            for (const auto& [category, totals] : categories)
+                insertCategory.bind(1, std::int64_t(category)).bind(2, totals.first).bind(3, totals.second).run();
+            db.exec("COMMIT");
+        }
+        m_spill.reset();
+        fsyncPath(m_temp, false);
+        std::filesystem::rename(m_temp, m_target);
+        fsyncPath(m_target.parent_path().empty() ? "." : m_target.parent_path(), true);
+    } catch (const StoreError& e) {
+        // A write failed (most often a full disk): name the store the user asked for,
+        // not our temporary file, and say what to check.
+        m_spill.reset();
+        std::filesystem::remove(m_temp, ignored);
+        throw StoreError(m_target.string() + ": cannot write the store (is the disk full?): " + e.what());
+    } catch (const std::filesystem::filesystem_error& e) {
+        m_spill.reset();
+        std::filesystem::remove(m_temp, ignored);
+        throw StoreError(m_target.string() + ": cannot write the store: " + e.code().message());
+    } catch (...) {
+        m_spill.reset();
+        std::filesystem::remove(m_temp, ignored);
+        throw;
+    }
+}
+
+} // namespace strata::storage

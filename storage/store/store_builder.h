@@ -1,0 +1,100 @@
+#pragma once
+// StoreBuilder turns a stream of events (in any order) into a tile store file.
+//
+//   add*() ──> per-track buffers ──finish()──> per-track workers ──> one SQLite writer
+//                                              sort, depth, bands,     (track order, so
+//                                              exact tiles, levels,    the same input
+//                                              zstd                    gives the same bytes)
+//
+// finish() writes into a temporary file next to the target, fsyncs it and renames it
+// over the target, so a reader sees the old store or the new one, never half of one. If
+// anything fails (bad input found late, I/O error, cancel, the debug abort hook) the
+// temporary file is removed and an existing store at the target is untouched.
+//
+// Memory: buffers hold events until they pass the budget, then go to a SpillFile; at
+// finish() each track is reloaded just before it is tiled. Workers process at most
+// 2 x threads tracks ahead of the writer, so peak memory is about the budget plus a few
+// tracks (one track must fit in memory).
+
+#include "model/lod_grid.h"
+#include "storage/store/flame_summarizer.h"
+#include "storage/store/progress.h"
+#include "storage/store/trace_sink.h"
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace strata::storage {
+
+class SpillFile;
+
+struct StoreBuildOptions
+{
+    int threads = 2;
+    int zstdLevel = 6;
+    /// Debug hook for fault-injection tests: throw after writing this many tiles.
+    std::int64_t abortAfterTiles = -1;
+    /// Called with tracks written / tracks in all.
+    ProgressFn progress;
+    /// Events buffered beyond this go to a spill file next to the store (spill_file.h).
+    std::size_t memoryBudgetBytes = std::size_t(512) << 20;
+    /// Which tracks and levels get a flame pyramid (flame_summarizer.h).
+    FlameSummaryOptions flame;
+};
+
+class StoreBuilder : public TraceSink
+{
+public:
+    explicit StoreBuilder(std::filesystem::path target, StoreBuildOptions options = {});
+    ~StoreBuilder() override;
+    StoreBuilder(const StoreBuilder&) = delete;
+    StoreBuilder& operator=(const StoreBuilder&) = delete;
+
+    model::StringTable& strings() override { return m_strings; }
+    model::TrackId addTrack(model::TrackId parent, model::ResourceKind kind, std::string name,
+                            std::int64_t sortKey = 0, std::string unit = {}) override;
+    void setMeta(std::string key, std::string value) override;
+    void addInterval(model::TrackId track, const model::Interval& interval,
+                     std::string_view args = {}) override;
+    void addInstant(model::TrackId track, const model::Instant& instant,
+                    std::string_view args = {}) override;
+    void addCounterSample(model::TrackId track, const model::CounterSample& sample) override;
+    void addFlow(model::TrackId fromTrack, const model::Flow& flow) override;
+    model::StackId internStack(model::StackId parent, model::StringId frame) override;
+    void addStackSample(model::TrackId track, const model::StackSample& sample) override;
+    void addKernelMetric(const model::KernelMetric& metric) override;
+
+    const model::ResourceTree& resources() const { return m_resources; }
+    std::uint64_t eventCount() const { return m_events; }
+
+    /// Builds the store. Throws on failure, leaving no temporary file behind.
+    void finish();
+
+    struct TrackBuffer;
+
+private:
+    TrackBuffer& buffer(model::TrackId track);
+    void noteTime(model::TimeNs startNs, model::TimeNs endNs);
+    void account(std::size_t bytes);
+
+    std::filesystem::path m_target;
+    std::filesystem::path m_temp;
+    StoreBuildOptions m_options;
+    model::StringTable m_strings;
+    model::ResourceTree m_resources;
+    std::map<std::string, std::string> m_meta;
+    std::vector<std::unique_ptr<TrackBuffer>> m_tracks;
+    std::vector<std::pair<model::StackId, model::StringId>> m_stacks;
+    std::map<std::pair<model::StackId, model::StringId>, model::StackId> m_stackIds;
+    std::vector<model::KernelMetric> m_kernelMetrics;
+    std::uint64_t m_events = 0;
+    std::size_t m_bufferedBytes = 0;
+    std::unique_ptr<SpillFile> m_spill;
+    model::TimeNs m_minNs = 0;
+    model::TimeNs m_maxNs = 0;
+    bool m_finished = false;
+};
+
+} // namespace strata::storage

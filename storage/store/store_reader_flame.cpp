@@ -1,0 +1,98 @@
+// StoreReader's access to the flame pyramid (flame_summarizer.h, store_schema.h): kept
+// apart from the viewport queries of store_reader.cpp.
+#include "storage/store/byte_io.h"
+#include "storage/store/flame_codec.h"
+#include "storage/store/store_reader.h"
+
+#include <limits>
+
+namespace strata::storage {
+
+namespace {
+
+/// Whether bucketNs(level) fits in a TimeNs (flame levels continue past lod_levels).
+bool levelFits(const model::LodGrid& grid, std::int64_t level)
+{
+    model::TimeNs w = grid.baseBucketNs;
+    for (std::int64_t l = 1; l < level; ++l) {
+        if (w > (std::numeric_limits<model::TimeNs>::max() >> grid.factorLog2))
+            return false;
+        w <<= grid.factorLog2;
+    }
+    return true;
+}
+
+}  // namespace
+
+void StoreReader::loadFlameLevels()
+{
+    m_flameLevels.assign(m_resources.size(), std::nullopt);
+    if (!m_db->prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'flame_levels'")
+             .step())
+        return;  // written before the pyramid existed
+    auto rows = m_db->prepare("SELECT track, finest, coarsest FROM flame_levels");
+    while (rows.step()) {
+        const std::int64_t track = rows.int64(0);
+        const std::int64_t finest = rows.int64(1);
+        const std::int64_t coarsest = rows.int64(2);
+        if (track < 0 || track >= static_cast<std::int64_t>(m_resources.size()) || finest < 1
+            || finest > coarsest || !levelFits(m_grid, coarsest))
+            throw StoreError(m_path.string() + ": corrupted store: bad flame levels of track "
+                + std::to_string(track));
+        m_flameLevels[static_cast<std::size_t>(track)] =
+            FlameLevelRange { static_cast<int>(finest), static_cast<int>(coarsest) };
+    }
+}
+
+std::optional<FlameLevelRange> StoreReader::flameLevels(model::TrackId track) const
+{
+    return track < m_flameLevels.size() ? m_flameLevels[track] : std::nullopt;
+}
+
+std::vector<FlameBucket> StoreReader::flameBuckets(
+    model::TrackId track, int level, std::int64_t firstBucket, std::int64_t endBucket)
+{
+    std::lock_guard lock(m_mutex);
+    std::vector<FlameBucket> out;
+    if (!m_flameLevels.at(track))
+        return out;
+    if (!m_flameBucketStmt) {
+        m_flameBucketStmt.emplace(
+            m_db->prepare("SELECT bucket, payload FROM flame_buckets"
+                          " WHERE track = ? AND level = ? AND bucket >= ? AND bucket < ?"
+                          " ORDER BY bucket"));
+    }
+    SqliteStatement& rows = *m_flameBucketStmt;
+    rows.reset();
+    rows.bind(1, std::int64_t(track))
+        .bind(2, std::int64_t(level))
+        .bind(3, firstBucket)
+        .bind(4, endBucket);
+    while (rows.step()) {
+        try {
+            out.push_back(decodeFlameBucket(rows.blob(1)));
+        } catch (const CorruptTile& e) {
+            throw StoreError(m_path.string() + ": corrupted flame bucket of track "
+                + std::to_string(track) + ": " + e.what());
+        }
+        out.back().bucket = rows.int64(0);
+    }
+    return out;
+}
+
+model::StackTable StoreReader::flamePaths(model::TrackId track)
+{
+    std::lock_guard lock(m_mutex);
+    auto row = m_db->prepare("SELECT payload FROM flame_paths WHERE track = ?");
+    row.bind(1, std::int64_t(track));
+    if (!row.step())
+        return {};
+    try {
+        return decodeFlamePaths(row.blob(0));
+    } catch (const CorruptTile& e) {
+        throw StoreError(m_path.string() + ": corrupted flame paths of track "
+            + std::to_string(track) + ": " + e.what());
+    }
+}
+
+}  // namespace strata::storage

@@ -1,0 +1,589 @@
+#include "storage/store/tile_codec.h"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <memory>
+
+namespace strata::storage {
+
+namespace {
+
+/// Wide enough to add or multiply two int64 times without overflow (GCC and Clang).
+__extension__ using Int128 = __int128;
+
+// Decoded tiles are capped so that a corrupted size field cannot ask for gigabytes.
+constexpr std::uint64_t kMaxRawTileBytes = 512u << 20;
+constexpr std::uint64_t kMaxRows = 1u << 26;
+
+struct CctxDeleter
+{
+    void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+};
+struct DctxDeleter
+{
+    void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
+};
+
+std::string wrap(TileKind kind, const std::string& raw, int level)
+{
+    // One compression context per thread: creating one per tile costs more than
+    // compressing a small tile.
+    thread_local std::unique_ptr<ZSTD_CCtx, CctxDeleter> cctx(ZSTD_createCCtx());
+    ZSTD_CCtx_reset(cctx.get(), ZSTD_reset_session_and_parameters);
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level);
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
+
+    ByteWriter header;
+    header.u8('S');
+    header.u8('T');
+    header.u8(static_cast<std::uint8_t>(kind));
+    header.u8(kTileCodecVersion);
+    header.varint(raw.size());
+    std::string out = std::move(header.bytes());
+    const std::size_t headerSize = out.size();
+    out.resize(headerSize + ZSTD_compressBound(raw.size()));
+    const std::size_t n = ZSTD_compress2(cctx.get(), out.data() + headerSize,
+                                         out.size() - headerSize, raw.data(), raw.size());
+    if (ZSTD_isError(n))
+        throw std::runtime_error(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
+    out.resize(headerSize + n);
+    return out;
+}
+
+/// A decompressed tile body; not zero-filled first (decoding overwrites it all).
+struct RawTile
+{
+    std::unique_ptr<char[]> bytes;
+    std::size_t size = 0;
+    operator std::string_view() const { return {bytes.get(), size}; }
+};
+
+RawTile unwrap(TileKind expected, std::string_view payload)
+{
+    ByteReader header(payload);
+    if (payload.size() < 5 || header.u8() != 'S' || header.u8() != 'T')
+        throw CorruptTile("tile has no 'ST' magic");
+    const auto kind = static_cast<TileKind>(header.u8());
+    if (kind != expected)
+        throw CorruptTile("tile is of kind " + std::to_string(static_cast<int>(kind))
+                          + ", expected " + std::to_string(static_cast<int>(expected)));
+    if (header.u8() != kTileCodecVersion)
+        throw CorruptTile("tile codec version is not " + std::to_string(kTileCodecVersion));
+    const std::uint64_t rawSize = header.varint();
+    if (rawSize > kMaxRawTileBytes)
+        throw CorruptTile("tile claims an impossible size");
+    // Everything after the header is the zstd frame.
+    std::size_t headerSize = 4;
+    for (std::uint64_t v = rawSize; v >= 0x80; v >>= 7)
+        ++headerSize;
+    ++headerSize;
+    const std::string_view frame = payload.substr(headerSize);
+    const unsigned long long contentSize = ZSTD_getFrameContentSize(frame.data(), frame.size());
+    if (contentSize != rawSize)
+        throw CorruptTile("tile frame size does not match its header");
+
+    thread_local std::unique_ptr<ZSTD_DCtx, DctxDeleter> dctx(ZSTD_createDCtx());
+    RawTile raw{std::make_unique_for_overwrite<char[]>(rawSize), rawSize};
+    const std::size_t n = ZSTD_decompressDCtx(dctx.get(), raw.bytes.get(), raw.size, frame.data(),
+                                              frame.size());
+    if (ZSTD_isError(n) || n != rawSize)
+        throw CorruptTile(std::string("tile does not decompress: ")
+                          + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short frame"));
+    return raw;
+}
+
+/// A row count, checked against the bytes left: every row takes at least
+/// `minBytesPerRow`, so a corrupted count cannot make the decoder allocate gigabytes.
+std::uint64_t rowCount(ByteReader& in, std::uint64_t minBytesPerRow)
+{
+    const std::uint64_t n = in.varint();
+    if (n > kMaxRows || n * minBytesPerRow > in.remaining())
+        throw CorruptTile("tile claims more rows than it holds");
+    return n;
+}
+
+void expectEnd(const ByteReader& in)
+{
+    if (!in.atEnd())
+        throw CorruptTile("tile has bytes after its last column");
+}
+
+model::Role decodeRole(ByteReader& in)
+{
+    const std::uint8_t r = in.u8();
+    if (r >= model::kRoleCount)
+        throw CorruptTile("tile holds an unknown role");
+    return static_cast<model::Role>(r);
+}
+
+model::Depth decodeDepth(ByteReader& in)
+{
+    const std::uint64_t d = in.varint();
+    if (d >= model::kAutoDepth)
+        throw CorruptTile("tile holds an impossible depth");
+    return static_cast<model::Depth>(d);
+}
+
+std::uint32_t decodeId(ByteReader& in)
+{
+    const std::uint64_t v = in.varint();
+    if (v > 0xFFFFFFFFu)
+        throw CorruptTile("tile holds an id beyond 32 bits");
+    return static_cast<std::uint32_t>(v);
+}
+
+// Column helpers: a time column delta-coded against the previous row.
+template<typename Rows, typename Get>
+void writeTimes(ByteWriter& out, const Rows& rows, Get get)
+{
+    model::TimeNs previous = 0;
+    for (const auto& row : rows) {
+        const model::TimeNs t = get(row);
+        out.svarint(t - previous);
+        previous = t;
+    }
+}
+
+template<typename Rows, typename Set>
+void readTimes(ByteReader& in, Rows& rows, Set set)
+{
+    model::TimeNs previous = 0;
+    for (auto& row : rows) {
+        previous = in.delta(previous);
+        set(row, previous);
+    }
+}
+
+// Args: one length per row, then the bytes of all rows.
+void writeArgs(ByteWriter& out, const ArgsColumn& args, std::size_t rows)
+{
+    for (std::size_t i = 0; i < rows; ++i)
+        out.varint(args.at(i).size());
+    out.bytes().append(args.bytes);
+}
+
+ArgsColumn readArgs(ByteReader& in, std::size_t rows)
+{
+    ArgsColumn args;
+    std::uint64_t total = 0;
+    std::vector<std::uint64_t> ends(rows);
+    for (auto& end : ends) {
+        total += in.varint();
+        end = total;
+    }
+    if (total > 0) {
+        args.bytes = in.raw(total);
+        args.ends = std::move(ends);
+    }
+    return args;
+}
+
+} // namespace
+
+TileKind payloadKind(std::string_view payload)
+{
+    if (payload.size() < 5 || payload[0] != 'S' || payload[1] != 'T')
+        throw CorruptTile("tile has no 'ST' magic");
+    return static_cast<TileKind>(payload[2]);
+}
+
+// Intervals: n | start Δ | duration | name | category | depth | role u8 | seq Δ | args.
+std::string wrapPayload(TileKind kind, const std::string& raw, int zstdLevel)
+{
+    return wrap(kind, raw, zstdLevel);
+}
+
+std::string unwrapPayload(TileKind kind, std::string_view payload)
+{
+    return std::string(unwrap(kind, payload));
+}
+
+std::string encodeTile(const IntervalTile& tile, int zstdLevel)
+{
+    ByteWriter out;
+    const auto& ev = tile.events;
+    out.varint(ev.size());
+    writeTimes(out, ev, [](const model::Interval& e) { return e.startNs; });
+    for (const auto& e : ev)
+        out.varint(static_cast<std::uint64_t>(e.endNs - e.startNs));
+    for (const auto& e : ev)
+        out.varint(e.name);
+    for (const auto& e : ev)
+        out.varint(e.category);
+    for (const auto& e : ev)
+        out.varint(e.depth);
+    for (const auto& e : ev)
+        out.u8(static_cast<std::uint8_t>(e.role));
+    writeTimes(out, ev, [](const model::Interval& e) { return model::TimeNs(e.seq); });
+    writeArgs(out, tile.args, ev.size());
+    return wrap(TileKind::Intervals, out.bytes(), zstdLevel);
+}
+
+IntervalTile decodeIntervalTile(std::string_view payload)
+{
+    const RawTile raw = unwrap(TileKind::Intervals, payload);
+    ByteReader in(raw);
+    IntervalTile tile;
+    auto& ev = tile.events;
+    ev.resize(rowCount(in, 8));
+    readTimes(in, ev, [](model::Interval& e, model::TimeNs t) { e.startNs = t; });
+    for (auto& e : ev) {
+        const std::uint64_t d = in.varint();
+        if (static_cast<Int128>(e.startNs) + d > INT64_MAX)
+            throw CorruptTile("tile holds an interval ending after the end of time");
+        e.endNs = e.startNs + static_cast<model::TimeNs>(d);
+    }
+    for (auto& e : ev)
+        e.name = decodeId(in);
+    for (auto& e : ev)
+        e.category = decodeId(in);
+    for (auto& e : ev)
+        e.depth = decodeDepth(in);
+    for (auto& e : ev)
+        e.role = decodeRole(in);
+    readTimes(in, ev, [](model::Interval& e, model::TimeNs t) {
+        e.seq = static_cast<std::uint32_t>(t);
+    });
+    tile.args = readArgs(in, ev.size());
+    expectEnd(in);
+    return tile;
+}
+
+// Instants: n | time Δ | name | category | args.
+std::string encodeTile(const InstantTile& tile, int zstdLevel)
+{
+    ByteWriter out;
+    out.varint(tile.events.size());
+    writeTimes(out, tile.events, [](const model::Instant& e) { return e.timeNs; });
+    for (const auto& e : tile.events)
+        out.varint(e.name);
+    for (const auto& e : tile.events)
+        out.varint(e.category);
+    writeArgs(out, tile.args, tile.events.size());
+    return wrap(TileKind::Instants, out.bytes(), zstdLevel);
+}
+
+InstantTile decodeInstantTile(std::string_view payload)
+{
+    const RawTile raw = unwrap(TileKind::Instants, payload);
+    ByteReader in(raw);
+    InstantTile tile;
+    tile.events.resize(rowCount(in, 4));
+    readTimes(in, tile.events, [](model::Instant& e, model::TimeNs t) { e.timeNs = t; });
+    for (auto& e : tile.events)
+        e.name = decodeId(in);
+    for (auto& e : tile.events)
+        e.category = decodeId(in);
+    tile.args = readArgs(in, tile.events.size());
+    expectEnd(in);
+    return tile;
+}
+
+// Counters: n | time Δ | value (raw f64).
+std::string encodeTile(const CounterTile& tile, int zstdLevel)
+{
+    ByteWriter out;
+    out.varint(tile.samples.size());
+    writeTimes(out, tile.samples, [](const model::CounterSample& s) { return s.timeNs; });
+    for (const auto& s : tile.samples)
+        out.f64(s.value);
+    return wrap(TileKind::Counters, out.bytes(), zstdLevel);
+}
+
+CounterTile decodeCounterTile(std::string_view payload)
+{
+    const RawTile raw = unwrap(TileKind::Counters, payload);
+    ByteReader in(raw);
+    CounterTile tile;
+    tile.samples.resize(rowCount(in, 9));
+    readTimes(in, tile.samples, [](model::CounterSample& s, model::TimeNs t) { s.timeNs = t; });
+    for (auto& s : tile.samples)
+        s.value = in.f64();
+    expectEnd(in);
+    return tile;
+}
+
+// Flows: n | from Δ | toTrack | to - from | name | size | tag.
+std::string encodeTile(const FlowTile& tile, int zstdLevel)
+{
+    ByteWriter out;
+    out.varint(tile.flows.size());
+    writeTimes(out, tile.flows, [](const model::Flow& f) { return f.fromNs; });
+    for (const auto& f : tile.flows)
+        out.varint(f.toTrack);
+    for (const auto& f : tile.flows)
+        out.svarint(f.toNs - f.fromNs);
+    for (const auto& f : tile.flows)
+        out.varint(f.name);
+    for (const auto& f : tile.flows)
+        out.varint(f.sizeBytes);
+    for (const auto& f : tile.flows)
+        out.svarint(f.tag);
+    return wrap(TileKind::Flows, out.bytes(), zstdLevel);
+}
+
+FlowTile decodeFlowTile(std::string_view payload)
+{
+    const RawTile raw = unwrap(TileKind::Flows, payload);
+    ByteReader in(raw);
+    FlowTile tile;
+    tile.flows.resize(rowCount(in, 6));
+    readTimes(in, tile.flows, [](model::Flow& f, model::TimeNs t) { f.fromNs = t; });
+    for (auto& f : tile.flows)
+        f.toTrack = decodeId(in);
+    for (auto& f : tile.flows)
+        f.toNs = in.delta(f.fromNs);
+    for (auto& f : tile.flows)
+        f.name = decodeId(in);
+    for (auto& f : tile.flows)
+        f.sizeBytes = in.varint();
+    for (auto& f : tile.flows)
+        f.tag = in.svarint();
+    expectEnd(in);
+    return tile;
+}
+
+// Stack samples: n | time Δ | stack | [weight]. The weight column is written only when
+// some sample weighs other than 1 (plain perf samples stay as small as before, and tiles
+// written before weights existed still decode: no column means every weight is 1).
+std::string encodeTile(const SampleTile& tile, int zstdLevel)
+{
+    ByteWriter out;
+    out.varint(tile.samples.size());
+    writeTimes(out, tile.samples, [](const model::StackSample& s) { return s.timeNs; });
+    for (const auto& s : tile.samples)
+        out.varint(s.stack);
+    const bool weighted = std::any_of(tile.samples.begin(), tile.samples.end(),
+                                      [](const model::StackSample& s) { return s.weight != 1; });
+    if (weighted) {
+        for (const auto& s : tile.samples)
+            out.varint(s.weight);
+    }
+    return wrap(TileKind::Samples, out.bytes(), zstdLevel);
+}
+
+SampleTile decodeSampleTile(std::string_view payload)
+{
+    const RawTile raw = unwrap(TileKind::Samples, payload);
+    ByteReader in(raw);
+    SampleTile tile;
+    tile.samples.resize(rowCount(in, 2));
+    readTimes(in, tile.samples, [](model::StackSample& s, model::TimeNs t) { s.timeNs = t; });
+    for (auto& s : tile.samples)
+        s.stack = decodeId(in);
+    if (!in.atEnd()) {
+        for (auto& s : tile.samples) {
+            const std::uint64_t weight = in.varint();
+            if (weight > 0xFFFFFFFFu)
+                throw CorruptTile("sample weight out of range");
+            s.weight = static_cast<std::uint32_t>(weight);
+        }
+    }
+    expectEnd(in);
+    return tile;
+}
+
+// Interval summary: cells n | bucket Δ | depth | count | longest start - bucket start...
+// stored as offset from the previous row's longest start | longest duration | longest
+// name | entry count; then entries m | name | role u8 | coverage.
+std::string encodeTile(const IntervalSummaryTile& tile, int zstdLevel)
+{
+    ByteWriter out;
+    const auto& cells = tile.cells;
+    out.varint(static_cast<std::uint64_t>(tile.bucketNs));
+    out.varint(cells.size());
+    writeTimes(out, cells, [](const IntervalCell& c) { return c.bucket; });
+    for (const auto& c : cells)
+        out.varint(c.depth);
+    for (const auto& c : cells)
+        out.varint(c.count);
+    // The longest event starts near its bucket: store the (small) difference.
+    for (const auto& c : cells)
+        out.svarint(c.longestStartNs - c.bucket * tile.bucketNs);
+    for (const auto& c : cells)
+        out.varint(static_cast<std::uint64_t>(c.longestDurationNs));
+    for (const auto& c : cells)
+        out.varint(c.longestName);
+    for (const auto& c : cells)
+        out.varint(c.entryCount);
+    out.varint(tile.entries.size());
+    for (const auto& e : tile.entries)
+        out.varint(e.name);
+    for (const auto& e : tile.entries)
+        out.u8(static_cast<std::uint8_t>(e.role));
+    for (const auto& e : tile.entries)
+        out.varint(static_cast<std::uint64_t>(e.coverageNs));
+    return wrap(TileKind::IntervalSummary, out.bytes(), zstdLevel);
+}
+
+IntervalSummaryTile decodeIntervalSummaryTile(std::string_view payload)
+{
+    const RawTile raw = unwrap(TileKind::IntervalSummary, payload);
+    ByteReader in(raw);
+    IntervalSummaryTile tile;
+    auto& cells = tile.cells;
+    tile.bucketNs = static_cast<model::TimeNs>(in.varint());
+    if (tile.bucketNs <= 0 || tile.bucketNs > (model::TimeNs(1) << 56))
+        throw CorruptTile("summary tile has an impossible bucket width");
+    cells.resize(rowCount(in, 7));
+    readTimes(in, cells, [](IntervalCell& c, model::TimeNs t) { c.bucket = t; });
+    for (auto& c : cells)
+        c.depth = decodeDepth(in);
+    for (auto& c : cells)
+        c.count = decodeId(in);
+    for (auto& c : cells) {
+        const Int128 start = static_cast<Int128>(c.bucket) * tile.bucketNs + in.svarint();
+        if (start < INT64_MIN || start > INT64_MAX)
+            throw CorruptTile("summary tile holds a time beyond int64");
+        c.longestStartNs = static_cast<model::TimeNs>(start);
+    }
+    for (auto& c : cells)
+        c.longestDurationNs = static_cast<model::TimeNs>(in.varint());
+    for (auto& c : cells)
+        c.longestName = decodeId(in);
+    std::uint64_t nextEntry = 0;
+    for (auto& c : cells) {
+        c.firstEntry = static_cast<std::uint32_t>(nextEntry);
+        c.entryCount = decodeId(in);
+        nextEntry += c.entryCount;
+    }
+    tile.entries.resize(rowCount(in, 3));
+    if (nextEntry != tile.entries.size())
+        throw CorruptTile("summary tile cells and entries disagree");
+    for (auto& e : tile.entries)
+        e.name = decodeId(in);
+    for (auto& e : tile.entries)
+        e.role = decodeRole(in);
+    for (auto& e : tile.entries)
+        e.coverageNs = static_cast<model::TimeNs>(in.varint());
+    expectEnd(in);
+    return tile;
+}
+
+// Instant summary: n | bucket Δ | count | first time Δ | first name.
+std::string encodeTile(const InstantSummaryTile& tile, int zstdLevel)
+{
+    ByteWriter out;
+    out.varint(tile.cells.size());
+    writeTimes(out, tile.cells, [](const InstantCell& c) { return c.bucket; });
+    for (const auto& c : tile.cells)
+        out.varint(c.count);
+    writeTimes(out, tile.cells, [](const InstantCell& c) { return c.firstNs; });
+    for (const auto& c : tile.cells)
+        out.varint(c.firstName);
+    return wrap(TileKind::InstantSummary, out.bytes(), zstdLevel);
+}
+
+InstantSummaryTile decodeInstantSummaryTile(std::string_view payload)
+{
+    const RawTile raw = unwrap(TileKind::InstantSummary, payload);
+    ByteReader in(raw);
+    InstantSummaryTile tile;
+    tile.cells.resize(rowCount(in, 4));
+    readTimes(in, tile.cells, [](InstantCell& c, model::TimeNs t) { c.bucket = t; });
+    for (auto& c : tile.cells)
+        c.count = decodeId(in);
+    readTimes(in, tile.cells, [](InstantCell& c, model::TimeNs t) { c.firstNs = t; });
+    for (auto& c : tile.cells)
+        c.firstName = decodeId(in);
+    expectEnd(in);
+    return tile;
+}
+
+// Counter summary: n | bucket Δ | count | min | max | mean | last | weight.
+std::string encodeTile(const CounterSummaryTile& tile, int zstdLevel)
+{
+    ByteWriter out;
+    out.varint(tile.cells.size());
+    writeTimes(out, tile.cells, [](const CounterCell& c) { return c.bucket; });
+    for (const auto& c : tile.cells)
+        out.varint(c.count);
+    for (const auto& c : tile.cells)
+        out.f64(c.min);
+    for (const auto& c : tile.cells)
+        out.f64(c.max);
+    for (const auto& c : tile.cells)
+        out.f64(c.mean);
+    for (const auto& c : tile.cells)
+        out.f64(c.last);
+    for (const auto& c : tile.cells)
+        out.varint(static_cast<std::uint64_t>(c.weightNs));
+    return wrap(TileKind::CounterSummary, out.bytes(), zstdLevel);
+}
+
+CounterSummaryTile decodeCounterSummaryTile(std::string_view payload)
+{
+    const RawTile raw = unwrap(TileKind::CounterSummary, payload);
+    ByteReader in(raw);
+    CounterSummaryTile tile;
+    tile.cells.resize(rowCount(in, 35));
+    readTimes(in, tile.cells, [](CounterCell& c, model::TimeNs t) { c.bucket = t; });
+    for (auto& c : tile.cells)
+        c.count = decodeId(in);
+    for (auto& c : tile.cells)
+        c.min = in.f64();
+    for (auto& c : tile.cells)
+        c.max = in.f64();
+    for (auto& c : tile.cells)
+        c.mean = in.f64();
+    for (auto& c : tile.cells)
+        c.last = in.f64();
+    for (auto& c : tile.cells)
+        c.weightNs = static_cast<model::TimeNs>(in.varint());
+    expectEnd(in);
+    return tile;
+}
+
+// Track index: n | kind u8 | level | idx Δ | t0 Δ | t1 - t0 | n | id Δ.
+std::string encodeTileIndex(const std::vector<TileIndexEntry>& entries, int zstdLevel)
+{
+    ByteWriter out;
+    out.varint(entries.size());
+    for (const auto& e : entries)
+        out.u8(static_cast<std::uint8_t>(e.kind));
+    for (const auto& e : entries)
+        out.varint(static_cast<std::uint64_t>(e.level));
+    writeTimes(out, entries, [](const TileIndexEntry& e) { return e.idx; });
+    writeTimes(out, entries, [](const TileIndexEntry& e) { return e.t0; });
+    for (const auto& e : entries)
+        out.svarint(e.t1 - e.t0);
+    for (const auto& e : entries)
+        out.varint(static_cast<std::uint64_t>(e.n));
+    writeTimes(out, entries, [](const TileIndexEntry& e) { return e.id; });
+    return wrap(TileKind::TrackIndex, out.bytes(), zstdLevel);
+}
+
+std::vector<TileIndexEntry> decodeTileIndex(std::string_view payload)
+{
+    const RawTile raw = unwrap(TileKind::TrackIndex, payload);
+    ByteReader in(raw);
+    std::vector<TileIndexEntry> entries(rowCount(in, 7));
+    for (auto& e : entries) {
+        const std::uint8_t kind = in.u8();
+        if (kind < 1 || kind > 8)
+            throw CorruptTile("tile index lists an unknown tile kind");
+        e.kind = static_cast<TileKind>(kind);
+    }
+    for (auto& e : entries) {
+        const std::uint64_t level = in.varint();
+        if (level > 64)
+            throw CorruptTile("tile index lists an impossible level");
+        e.level = static_cast<int>(level);
+    }
+    readTimes(in, entries, [](TileIndexEntry& e, model::TimeNs v) { e.idx = v; });
+    readTimes(in, entries, [](TileIndexEntry& e, model::TimeNs v) { e.t0 = v; });
+    for (auto& e : entries)
+        e.t1 = in.delta(e.t0);
+    for (auto& e : entries) {
+        const std::uint64_t n = in.varint();
+        if (n > kMaxRows)
+            throw CorruptTile("tile index lists an impossible row count");
+        e.n = static_cast<std::int64_t>(n);
+    }
+    readTimes(in, entries, [](TileIndexEntry& e, model::TimeNs v) { e.id = v; });
+    expectEnd(in);
+    return entries;
+}
+
+} // namespace strata::storage

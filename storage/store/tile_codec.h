@@ -1,0 +1,60 @@
+#pragma once
+// Encodes and decodes tile payloads.
+//
+// Payload layout (all integers LEB128 varints unless noted):
+//
+//   +------+------+---------+-------------+----------------------------------+
+//   | 'S'  | 'T'  | kind u8 | version u8  | varint rawSize | zstd frame ...  |
+//   +------+------+---------+-------------+----------------------------------+
+//
+// The zstd frame (with its content checksum, so a flipped bit is caught) holds rawSize
+// bytes of *columns*: all values of one field, then all of the next, so that zstd sees
+// long runs of similar bytes. Times are delta-encoded against the previous row (zigzag
+// for signed deltas); durations, ids and counts are plain varints; doubles are raw.
+// Column order per kind is given in tile_codec.cpp next to each encoder.
+//
+// Decoding a payload that is short, has a wrong magic/kind/version, fails its checksum
+// or whose columns do not add up throws CorruptTile; it never reads out of bounds.
+
+#include "storage/store/byte_io.h"
+#include "storage/store/tiles.h"
+
+#include <string>
+#include <vector>
+#include <string_view>
+
+namespace strata::storage {
+
+inline constexpr std::uint8_t kTileCodecVersion = 1;
+
+std::string encodeTile(const IntervalTile& tile, int zstdLevel = 3);
+std::string encodeTile(const InstantTile& tile, int zstdLevel = 3);
+std::string encodeTile(const CounterTile& tile, int zstdLevel = 3);
+std::string encodeTile(const FlowTile& tile, int zstdLevel = 3);
+std::string encodeTile(const SampleTile& tile, int zstdLevel = 3);
+std::string encodeTile(const IntervalSummaryTile& tile, int zstdLevel = 3);
+std::string encodeTile(const InstantSummaryTile& tile, int zstdLevel = 3);
+std::string encodeTile(const CounterSummaryTile& tile, int zstdLevel = 3);
+
+IntervalTile decodeIntervalTile(std::string_view payload);
+InstantTile decodeInstantTile(std::string_view payload);
+CounterTile decodeCounterTile(std::string_view payload);
+FlowTile decodeFlowTile(std::string_view payload);
+SampleTile decodeSampleTile(std::string_view payload);
+IntervalSummaryTile decodeIntervalSummaryTile(std::string_view payload);
+InstantSummaryTile decodeInstantSummaryTile(std::string_view payload);
+CounterSummaryTile decodeCounterSummaryTile(std::string_view payload);
+
+/// A track's tile index, in (kind, level, idx) order.
+std::string encodeTileIndex(const std::vector<TileIndexEntry>& entries, int zstdLevel = 3);
+std::vector<TileIndexEntry> decodeTileIndex(std::string_view payload);
+
+/// The framing above for payloads encoded elsewhere (flame_codec.h): `raw` wrapped with
+/// the header of `kind` and compressed, and back (throws CorruptTile like the decoders).
+std::string wrapPayload(TileKind kind, const std::string& raw, int zstdLevel);
+std::string unwrapPayload(TileKind kind, std::string_view payload);
+
+/// The kind byte of a payload (throws CorruptTile on a bad header).
+TileKind payloadKind(std::string_view payload);
+
+} // namespace strata::storage

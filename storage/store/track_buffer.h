@@ -1,0 +1,96 @@
+#pragma once
+// What the store builder keeps of one track until finish(), and what a worker turns it
+// into (TrackTiles). Args live in one ArgsColumn per kind, indexed by arrival.
+
+#include "model/lod_grid.h"
+#include "storage/store/flame_summarizer.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/tiles.h"
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace strata::storage {
+
+struct StoreBuilder::TrackBuffer
+{
+    std::uint32_t intervalsSeen = 0;  ///< arrival counter: the next interval's seq
+    std::vector<model::Interval> intervals;  ///< seq = arrival index
+    ArgsColumn intervalArgs;
+    std::vector<model::Instant> instants;
+    ArgsColumn instantArgs;
+    std::vector<model::CounterSample> counters;
+    std::vector<model::Flow> flows;
+    std::vector<model::StackSample> samples;
+};
+
+/// A tile ready to write: its index entry (the id is given when written) and payload.
+struct TileRow
+{
+    TileIndexEntry entry;
+    std::string payload;
+};
+
+struct BandStats
+{
+    int band = 0;
+    std::int64_t count = 0;
+    model::TimeNs maxDurationNs = 0;
+};
+
+struct TrackStats
+{
+    std::int64_t intervals = 0;
+    std::int64_t instants = 0;
+    std::int64_t counters = 0;
+    std::int64_t flows = 0;
+    std::int64_t samples = 0;
+    model::TimeNs firstNs = 0;
+    model::TimeNs lastNs = 0;
+    int maxDepth = 0;
+    /// Finest summary level stored per kind; levels below it hold about one event per
+    /// cell and are not worth storing (the reader reads exact events there).
+    int intervalLevel = 1;
+    int instantLevel = 1;
+    int counterLevel = 1;
+    /// Category -> (intervals, total ns).
+    std::map<model::StringId, std::pair<std::int64_t, model::TimeNs>> categories;
+};
+
+/// One encoded bucket of the flame pyramid.
+struct FlameRow
+{
+    int level = 0;
+    std::int64_t bucket = 0;
+    std::string payload;
+};
+
+/// A track's flame pyramid, encoded (no rows: the track has none).
+struct TrackFlame
+{
+    int finestLevel = 0;
+    int coarsestLevel = 0;
+    std::string paths;  ///< interval tracks: the encoded call paths
+    std::vector<FlameRow> rows;
+};
+
+struct TrackTiles
+{
+    std::vector<TileRow> tiles;
+    std::vector<BandStats> bands;
+    TrackStats stats;
+    TrackFlame flame;
+};
+
+/// Exact tiles hold at most this many events.
+inline constexpr std::size_t kEventsPerTile = 512;
+
+/// Sorts, assigns automatic depths, and cuts one track into exact and summary tiles and
+/// its flame pyramid (of its samples, or of its intervals when it has no samples).
+/// Consumes the buffer (its memory is released).
+TrackTiles tileTrack(StoreBuilder::TrackBuffer& buffer, const model::LodGrid& grid, int zstdLevel,
+                     const FlameSummaryOptions& flame = {});
+
+} // namespace strata::storage

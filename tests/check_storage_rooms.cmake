@@ -1,0 +1,65 @@
+# Fails when an include crosses storage/'s rooms the wrong way (see storage/README.md):
+#   store          -> model only
+#   import/common  -> store
+#   import/<fmt>   -> store, import/common (never another format)
+#   export         -> store, import/common (the formats' shared vocabulary)
+#   analysis       -> store
+#   synth          -> store
+# and model/ includes nothing above it; views/ sees only the store and the analyses.
+# Every source of storage/ lives in a room.
+cmake_minimum_required(VERSION 3.25)
+set(allowed_store "store")
+set(allowed_import_common "store;import/common")
+set(allowed_export "store;import/common;export")
+set(allowed_analysis "store;analysis")
+set(allowed_synth "store;synth")
+
+set(violations "")
+file(GLOB loose ${ROOT}/storage/*.h ${ROOT}/storage/*.cpp)
+foreach(f ${loose})
+    string(APPEND violations "\n  ${f}: outside every room")
+endforeach()
+
+file(GLOB_RECURSE files ${ROOT}/storage/*.h ${ROOT}/storage/*.cpp)
+foreach(f ${files})
+    file(RELATIVE_PATH rel ${ROOT}/storage ${f})
+    get_filename_component(room ${rel} DIRECTORY)
+    if(room MATCHES "^import/common$")
+        set(allowed ${allowed_import_common})
+    elseif(room MATCHES "^import/")
+        set(allowed "store;import/common;${room}")
+    else()
+        set(allowed ${allowed_${room}})
+    endif()
+    file(STRINGS ${f} includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"(storage|views|app)/")
+    foreach(line ${includes})
+        string(REGEX REPLACE ".*\"(storage|views|app)/([^\"]*)/[^/\"]+\".*" "\\1/\\2" target "${line}")
+        string(REGEX REPLACE "^storage/" "" target_room "${target}")
+        if(NOT target MATCHES "^storage/" OR NOT target_room IN_LIST allowed)
+            string(APPEND violations "\n  storage/${rel} (room ${room}): ${line}")
+        endif()
+    endforeach()
+endforeach()
+
+file(GLOB_RECURSE files ${ROOT}/model/*.h ${ROOT}/model/*.cpp)
+foreach(f ${files})
+    file(STRINGS ${f} includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"(storage|views|app)/")
+    foreach(line ${includes})
+        string(APPEND violations "\n  ${f}: ${line}")
+    endforeach()
+endforeach()
+
+file(GLOB_RECURSE files ${ROOT}/views/*.h ${ROOT}/views/*.cpp)
+foreach(f ${files})
+    file(STRINGS ${f} includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"(storage|app)/")
+    foreach(line ${includes})
+        if(NOT line MATCHES "\"storage/(store|analysis)/")
+            string(APPEND violations "\n  ${f}: ${line}")
+        endif()
+    endforeach()
+endforeach()
+
+if(violations)
+    message(FATAL_ERROR "includes that cross the layers the wrong way:${violations}")
+endif()
+message(STATUS "storage rooms, model and views include only what lies below them")

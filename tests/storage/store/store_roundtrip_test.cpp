@@ -1,0 +1,151 @@
+// The store keeps every event exactly, and the same input gives the same bytes.
+
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
+#include "tests/support/random_trace.h"
+#include "tests/support/temp_dir.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+
+using namespace strata;
+
+namespace {
+
+std::string readBytes(const std::filesystem::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::filesystem::path buildStore(const storage::MemoryTrace& trace, const std::filesystem::path& path,
+                                 storage::StoreBuildOptions options = {})
+{
+    storage::StoreBuilder builder(path, options);
+    trace.replayInto(builder);
+    builder.finish();
+    return path;
+}
+
+} // namespace
+
+TEST_CASE("events written then read back are identical", "[store]")
+{
+    storage::MemoryTrace trace;
+    test::makeRandomTrace({}, trace);
+    test::TempDir dir;
+    storage::StoreReader reader(buildStore(trace, dir / "t.strata"));
+
+    REQUIRE(reader.resources().tracks() == trace.resources().tracks());
+    REQUIRE(reader.meta("origin_ns") == "1700000000000000000");
+    const model::TimeNs end = reader.span().endNs + 1;
+    for (const model::TrackInfo& info : trace.resources().tracks()) {
+        const storage::MemoryTrack& expected = trace.track(info.id);
+        // Intervals: in (start, arrival) order, every field and the args.
+        std::vector<std::size_t> order(expected.intervals.size());
+        for (std::size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return expected.intervals[a].startNs < expected.intervals[b].startNs;
+        });
+        const auto got = reader.intervals(info.id, 0, end);
+        REQUIRE(got.size() == expected.intervals.size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            const model::Interval& want = expected.intervals[order[i]];
+            CHECK(got[i].startNs == want.startNs);
+            CHECK(got[i].endNs == want.endNs);
+            CHECK(reader.strings().text(got[i].name) == trace.strings().text(want.name));
+            CHECK(reader.strings().text(got[i].category) == trace.strings().text(want.category));
+            CHECK(got[i].depth == want.depth);
+            CHECK(got[i].role == want.role);
+            CHECK(got[i].seq == order[i]);
+            if (i % 7 == 0)
+                CHECK(reader.intervalArgs(info.id, got[i]) == expected.intervalArgs[order[i]]);
+        }
+        // Everything else through an exact viewport query (one pixel per nanosecond).
+        const auto slice = reader.query({{info.id}, 0, end, static_cast<int>(std::min<model::TimeNs>(end, 1 << 30))})[0];
+        auto instants = expected.instants;
+        std::stable_sort(instants.begin(), instants.end(), [](auto& a, auto& b) { return a.timeNs < b.timeNs; });
+        REQUIRE(slice.instants.size() == instants.size());
+        for (std::size_t i = 0; i < instants.size(); ++i) {
+            CHECK(slice.instants[i].timeNs == instants[i].timeNs);
+            CHECK(reader.strings().text(slice.instants[i].name) == trace.strings().text(instants[i].name));
+        }
+        auto counters = expected.counters;
+        std::stable_sort(counters.begin(), counters.end(), [](auto& a, auto& b) { return a.timeNs < b.timeNs; });
+        CHECK(slice.samples == counters);
+        auto flows = expected.flows;
+        std::stable_sort(flows.begin(), flows.end(), [](auto& a, auto& b) { return a.fromNs < b.fromNs; });
+        REQUIRE(slice.flows.size() == flows.size());
+        for (std::size_t i = 0; i < flows.size(); ++i) {
+            CHECK(slice.flows[i].toNs == flows[i].toNs);
+            CHECK(slice.flows[i].toTrack == flows[i].toTrack);
+            CHECK(slice.flows[i].sizeBytes == flows[i].sizeBytes);
+            CHECK(slice.flows[i].tag == flows[i].tag);
+        }
+        CHECK(slice.stackSamples.size() == expected.samples.size());
+    }
+}
+
+TEST_CASE("the same input gives a byte-identical store", "[store]")
+{
+    storage::MemoryTrace trace;
+    test::makeRandomTrace({.seed = 7}, trace);
+    test::TempDir dir;
+    storage::StoreBuildOptions oneThread;
+    oneThread.threads = 1;
+    const std::string a = readBytes(buildStore(trace, dir / "a.strata"));
+    const std::string b = readBytes(buildStore(trace, dir / "b.strata", oneThread));
+    REQUIRE(a.size() > 1000);
+    CHECK(a == b);
+
+    storage::MemoryTrace other;
+    test::makeRandomTrace({.seed = 8}, other);
+    CHECK(readBytes(buildStore(other, dir / "c.strata")) != a);
+}
+
+TEST_CASE("a build that spills to disk gives the same store as one in memory", "[store][spill]")
+{
+    storage::MemoryTrace trace;
+    test::makeRandomTrace({.seed = 17, .threads = 4, .intervalsPerThread = 20000}, trace);
+    test::TempDir dir;
+    const std::string inMemory = readBytes(buildStore(trace, dir / "memory.strata"));
+    storage::StoreBuildOptions tight;
+    tight.memoryBudgetBytes = 64 << 10;  // spills every ~1000 events
+    const std::string spilled = readBytes(buildStore(trace, dir / "spilled.strata", tight));
+    CHECK(spilled == inMemory);
+    // Only the two stores remain: no spill or temporary file.
+    CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 2);
+}
+
+TEST_CASE("a failed build leaves no file and keeps the old store", "[store]")
+{
+    storage::MemoryTrace trace;
+    test::makeRandomTrace({}, trace);
+    test::TempDir dir;
+    const auto path = buildStore(trace, dir / "run.strata");
+    const std::string before = readBytes(path);
+
+    storage::MemoryTrace changed;
+    test::makeRandomTrace({.seed = 99}, changed);
+    storage::StoreBuildOptions abortEarly;
+    abortEarly.abortAfterTiles = 5;
+    REQUIRE_THROWS_WITH(buildStore(changed, path, abortEarly), Catch::Contains("aborted"));
+    CHECK(readBytes(path) == before);
+    CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);
+    CHECK_NOTHROW(storage::StoreReader(path));
+
+    // A cancel from the progress callback cleans up the same way.
+    storage::StoreBuildOptions cancel;
+    cancel.progress = [](std::uint64_t done, std::uint64_t) { return done < 2; };
+    CHECK_THROWS(buildStore(changed, dir / "new.strata", cancel));
+    CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);
+
+    // Also when it had spilled to disk.
+    cancel.memoryBudgetBytes = 64 << 10;
+    CHECK_THROWS(buildStore(changed, dir / "new.strata", cancel));
+    CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);
+}
