@@ -1,5 +1,5 @@
 // `strata cut STORE -o OUT [--window T0:T1] [--tracks REGEX] [--filter EXPR] [--rebase]`:
-// a sub-trace of a store (storage/trace_cut.h) as a new store, Chrome JSON or Paraver.
+// a sub-trace of a store (storage/export/trace_cut.h) as a new store, Chrome JSON or Paraver.
 // The cut itself is app/cut_job.h (shared with the GUI's File > Export sub-trace).
 
 #include "app/arg_parser.h"

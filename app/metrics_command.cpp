@@ -1,6 +1,6 @@
 // `strata metrics`: the POP efficiency metrics (and their GPU extension) of a store for
 // a window, as a table or JSON; with --profile, the analyzer's tracks x names table.
-// The computation lives in storage/efficiency_report.h and storage/name_profile.h; this
+// The computation lives in storage/analysis/efficiency_report.h and storage/analysis/name_profile.h; this
 // file parses the command line and formats.
 
 #include "app/arg_parser.h"

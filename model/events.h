@@ -1,6 +1,6 @@
 #pragma once
 // The event kinds a trace holds, as plain values. Importers produce them, the store
-// keeps them (storage/tile_codec.h gives their on-disk layout), queries return them.
+// keeps them (storage/store/tile_codec.h gives their on-disk layout), queries return them.
 // Arguments (the JSON "args" of an event) travel beside an event, never inside it: they
 // are stored in the exact tiles and fetched on demand for the details panel.
 

@@ -100,7 +100,7 @@ public:
     /// with their nesting depth (as StoreReader returns them). Each one's time inside the
     /// window is attributed to the call path of enclosing intervals.
     void addTrackIntervals(const std::vector<Interval>& intervals, TimeNs startNs, TimeNs endNs);
-    /// Pre-aggregated weight (an entry of a flame pyramid bucket, storage/flame_summarizer.h):
+    /// Pre-aggregated weight (an entry of a flame pyramid bucket, storage/store/flame_summarizer.h):
     /// `weight` goes to the self of the node of `path`, a call path of `paths` (the
     /// store's stacks, or a track's interval paths); names resolve as for the other adds.
     /// `memo` maps paths of that table to nodes: one per table, empty at first.

@@ -2,7 +2,7 @@
 // ParaverWriter is a TraceSink that writes a Paraver trace (BSC's format, as mpi2prv and
 // nsys2prv write it): `X.prv` (records), `X.pcf` (names and colors) and `X.row` (labels),
 // the side files named after the .prv's stem. Paraver and Strata's own importer
-// (storage/paraver_importer.h) read it.
+// (storage/import/paraver/paraver_importer.h) read it.
 //
 // Process model: one application (appl 1). Each Process track is a task, and so is each
 // Gpu track (its streams become the task's threads, as nsys2prv does); Thread and Stream

@@ -1,6 +1,6 @@
 #pragma once
 // TraceSink is where importers and generators put a trace: the store builder implements
-// it (storage/store_builder.h), and so do exporters such as the Chrome JSON writer. A
+// it (storage/store/store_builder.h), and so do exporters such as the Chrome JSON writer. A
 // producer creates tracks first (parents before children), then adds events in any
 // order; `args` is the event's arguments as JSON object text ("{...}"), or empty.
 

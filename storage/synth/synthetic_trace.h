@@ -8,7 +8,7 @@
 // gradient all-reduce whose NCCL kernels end together on every rank, an AdamW step and
 // a cudaStreamSynchronize.
 //
-// Invariants (tested in tests/storage/synthetic_trace_test.cpp):
+// Invariants (tested in tests/storage/synth/synthetic_trace_test.cpp):
 //   - the same options give the same sink calls in the same order on every platform (an
 //     own xoshiro256** generator and own log/exp; no std:: distributions);
 //   - about `events` events in total (intervals + instants + counter samples + flows),

@@ -1,6 +1,6 @@
 #pragma once
 // Imports Nsight Systems data into a TraceSink: an SQLite export (`nsys export --type
-// sqlite`, plain or .gz, Nsight 2021 to 2025 schemas; storage/nsys_database.h reads it by
+// sqlite`, plain or .gz, Nsight 2021 to 2025 schemas; storage/import/nsys/nsys_database.h reads it by
 // column name) or an `nsys stats` NVTX push/pop trace CSV.
 //
 // Tracks (created when their first event arrives):

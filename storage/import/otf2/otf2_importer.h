@@ -7,7 +7,7 @@
 // (storage/otf2_definitions.h), then every location's events merged in time order by the
 // global event reader, in batches (progress and cancellation between batches). Memory
 // besides the sink: the definitions, one open-region stack per location, and the MPI
-// messages in flight (storage/mpi_message_matcher.h).
+// messages in flight (storage/import/otf2/mpi_message_matcher.h).
 //
 // Tracks, all created before the events: the system tree (a node with a SHARED_MEMORY
 // domain or class "node" -> Node, others such as "machine" -> Group) > location groups

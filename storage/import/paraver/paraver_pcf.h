@@ -8,7 +8,7 @@
 //    VALUES (a VALUES section applies to every type of the block above it) and the
 //    DEFAULT_OPTIONS UNITS;
 //  - the `.row` labels: `LEVEL NAME SIZE N` followed by N labels.
-// Used by the Paraver importer (storage/paraver_importer.h), and by tests.
+// Used by the Paraver importer (storage/import/paraver/paraver_importer.h), and by tests.
 
 #include "model/time_units.h"
 

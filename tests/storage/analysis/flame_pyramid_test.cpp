@@ -1,4 +1,4 @@
-// The flame pyramid (storage/flame_summarizer.h, storage/flame_query.h): flame graphs
+// The flame pyramid (storage/store/flame_summarizer.h, storage/analysis/flame_query.h): flame graphs
 // merged from pre-aggregated buckets equal the exact walk over every event, for random
 // traces and windows, real perf samples, improperly nested tracks and stores written
 // before the pyramid existed. Regression tests for issue #7.
