@@ -1,6 +1,6 @@
 #include "storage/export/paraver_writer.h"
 
-#include "storage/import/paraver/paraver_importer.h"
+#include "storage/import/common/paraver_states.h"
 
 #include <array>
 #include <cerrno>

@@ -2,6 +2,7 @@
 // Portable random numbers for deterministic generators (strata synth): the same seed
 // gives the same numbers with every compiler, libm and optimisation level.
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>

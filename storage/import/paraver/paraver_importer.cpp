@@ -21,14 +21,6 @@ using model::StringId;
 using model::TimeNs;
 using model::TrackId;
 
-constexpr std::array<std::string_view, 32> kStandardStates = { "Idle", "Running", "Not created",
-    "Waiting a message", "Blocking Send", "Synchronization", "Test/Probe",
-    "Scheduling and Fork/Join", "Wait/WaitAll", "Blocked", "Immediate Send", "Immediate Receive",
-    "I/O", "Group Communication", "Tracing Disabled", "Others", "Send Receive", "Memory transfer",
-    "Profiling", "On-line analysis", "Remote memory access", "Atomic memory operation",
-    "Memory ordering operation", "Distributed locking", "Overhead", "One-sided op",
-    "Startup latency", "Waiting links", "Data copy", "RTT", "Allocating memory", "Freeing memory" };
-
 std::string lowered(std::string_view s)
 {
     std::string out(s);
@@ -722,13 +714,6 @@ Role paraverStateRole(std::string_view name)
                 "freeing" }))
         return Role::Runtime;
     return Role::Useful;
-}
-
-std::string_view paraverDefaultStateName(std::int64_t state)
-{
-    if (state < 0 || state >= std::int64_t(kStandardStates.size()))
-        return {};
-    return kStandardStates[std::size_t(state)];
 }
 
 ParaverImportStats importParaver(

@@ -45,6 +45,7 @@
 
 #include "model/role.h"
 #include "model/time_units.h"
+#include "storage/import/common/paraver_states.h"
 #include "storage/import/paraver/paraver_pcf.h"
 #include "storage/store/progress.h"
 
@@ -107,10 +108,6 @@ struct ParaverImportStats
 ///   "sched", "fork", "join", "overhead", "profiling", "on-line", "startup",
 ///   "allocating", "freeing" -> Runtime;  anything else -> Useful.
 model::Role paraverStateRole(std::string_view name);
-
-/// Paraver's standard name of a state value (0 "Idle", 1 "Running", ... 31 "Freeing
-/// memory"), used for roles when there is no .pcf; empty outside the table.
-std::string_view paraverDefaultStateName(std::int64_t state);
 
 /// Imports `prv` into `sink`. Throws InputError (one line: file, line, what was
 /// expected) on malformed input, Cancelled when `progress` returns false. Progress is in
