@@ -54,12 +54,26 @@ bool isAnnotationType(std::int64_t type, std::string_view label)
         || label.rfind("Sampled", 0) == 0 || label.rfind("Caller", 0) == 0;
 }
 
+/// Extrae's event types that record the tracing tool's own state rather than the
+/// application's: 40000001 "Application" (begin/end of the traced run), 40000002 "Trace
+/// initialization", 40000003 "Flushing Traces", 40000012 "Tracing" (enabled/disabled) and
+/// 40000018 "Tracing mode" (detailed/bursts). As ranges they would need a role, and they
+/// have none: the run, the tool's start-up and the mode span work of every kind, and the
+/// time the tool itself takes is already in the thread's states (Extrae writes "Others"
+/// for initialization and "I/O" for a flush). So they are imported as marks (instants),
+/// as Paraver draws them (flags).
+bool isToolStateType(std::int64_t type)
+{
+    return type == 40000001 || type == 40000002 || type == 40000003 || type == 40000012
+        || type == 40000018;
+}
+
 /// Open events per (thread, type) beyond this depth close the outermost one (bounded
 /// memory for streams that never send their 0s).
 constexpr std::size_t kMaxOpenDepth = 256;
 
 /// How the pairs of one event type are imported (see the header).
-enum class TypeKind : std::uint8_t { Counter, Stack, Replace, Sample };
+enum class TypeKind : std::uint8_t { Counter, Stack, Replace, Sample, ToolState };
 
 struct TypeInfo
 {
@@ -545,7 +559,9 @@ TypeInfo& Importer::typeInfo(std::int64_t type)
         bool status = false;
         for (const auto& [value, name] : info.declaration->values)
             status = status || lowered(name).find("status") != std::string::npos;
-        if (isAnnotationType(type, info.label))
+        if (isToolStateType(type))
+            info.kind = TypeKind::ToolState;
+        else if (isAnnotationType(type, info.label))
             info.kind = TypeKind::Sample;
         else if (info.declaration->values.count(0) && !status)
             info.kind = TypeKind::Stack;
@@ -608,8 +624,8 @@ void Importer::addEventPair(std::uint32_t thread, TimeNs time, std::int64_t type
         ++m_stats.counterSamples;
         return;
     }
-    if (info.kind == TypeKind::Sample) {
-        if (intValue != 0) {
+    if (info.kind == TypeKind::Sample || info.kind == TypeKind::ToolState) {
+        if (intValue != 0 || info.kind == TypeKind::ToolState) {
             m_sink.addInstant(m_threadTracks[thread],
                 model::Instant { time, valueName(info, intValue), info.category });
             ++m_stats.instants;
@@ -709,17 +725,21 @@ Role paraverStateRole(std::string_view name)
         return Role::Useful;
     if (containsAny(s, { "idle", "not created", "outside", "tracing disabled" }))
         return Role::Idle;
-    if (containsAny(s, { "sync", "wait", "block", "barrier", "probe" }))
+    if (containsAny(
+            s, { "sync", "wait", "block", "barrier", "probe", "locking", "memory ordering" }))
         return Role::Sync;
     if (containsAny(s,
             { "send", "recv", "receive", "comm", "group", "collective", "mpi", "one-sided",
-                "remote memory", "rtt" }))
+                "remote memory", "atomic memory", "rtt" }))
         return Role::Comm;
     if (containsAny(s, { "memory transfer", "data copy" }))
         return Role::Transfer;
+    // "I/O" and "Others" are not the application computing (BSC's modelfactors counts only
+    // Running as useful); in Extrae traces they are mostly the tool itself: a buffer flush
+    // is I/O, its initialization Others.
     if (containsAny(s,
             { "sched", "fork", "join", "overhead", "profiling", "on-line", "startup", "allocating",
-                "freeing" }))
+                "freeing", "i/o", "others" }))
         return Role::Runtime;
     return Role::Useful;
 }
