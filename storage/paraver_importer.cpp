@@ -91,7 +91,17 @@ struct OpenEvent
     TimeNs startNs = 0;
     StringId name = model::kEmptyString;
     std::uint32_t seq = 0;
+    std::uint64_t line = 0;  ///< of the begin, for the warning if it never ends
 };
+
+/// One import-report line for records dropped or altered: "N records dropped: WHAT
+/// (first at line L)", the format every importer's warnings share.
+std::string recordsWarning(
+    std::uint64_t count, std::string_view change, std::string_view what, std::uint64_t line)
+{
+    return std::to_string(count) + " records " + std::string(change) + ": " + std::string(what)
+        + " (first at line " + std::to_string(line) + ")";
+}
 
 /// Parses a signed integer field ending at ':' or at `end`; moves `p` past the ':'.
 inline bool nextInt(const char*& p, const char* end, std::int64_t& value)
@@ -212,6 +222,10 @@ private:
     StringId m_stateCategory = model::kEmptyString;
     StringId m_messageName = model::kEmptyString;
     TimeNs m_maxTimeNs = 0;
+    // The first line of each anomaly, set where it is counted (never on the normal path).
+    std::uint64_t m_firstUnmatchedEndLine = 0;
+    std::uint64_t m_firstEndBeforeBeginLine = 0;
+    std::uint64_t m_firstDepthOverflowLine = 0;
 };
 
 ParaverImportStats Importer::run()
@@ -253,8 +267,10 @@ ParaverImportStats Importer::run()
             const char* lineEnd = end;
             if (lineEnd > line && lineEnd[-1] == '\r')
                 --lineEnd;
-            std::string cut = "line " + std::to_string(m_lineNumber)
-                + ": the file ends inside a record; it was dropped";
+            const std::string cut = recordsWarning(1, "dropped",
+                reader.truncated() ? "the compressed file ends early, inside this record"
+                                   : "the file ends inside this record",
+                m_lineNumber);
             if (reader.truncated() || !m_headerSeen) {
                 if (!m_headerSeen)
                     handleLine(line, lineEnd);  // a header alone: parse it (errors are real)
@@ -594,7 +610,8 @@ void Importer::closeOpen(
     interval.endNs = end;
     if (end < open.startNs) {
         interval.endNs = open.startNs;
-        ++m_stats.endsBeforeBegin;
+        if (m_stats.endsBeforeBegin++ == 0)
+            m_firstEndBeforeBeginLine = m_lineNumber;
     }
     interval.name = open.name;
     interval.category = info.category;
@@ -642,7 +659,8 @@ void Importer::addEventPair(std::uint32_t thread, TimeNs time, std::int64_t type
             return;
     } else if (intValue == 0) {
         if (stack.empty()) {
-            ++m_stats.unmatchedEnds;
+            if (m_stats.unmatchedEnds++ == 0)
+                m_firstUnmatchedEndLine = m_lineNumber;
         } else {
             closeOpen(thread, info, stack.back(), time);
             stack.pop_back();
@@ -652,9 +670,11 @@ void Importer::addEventPair(std::uint32_t thread, TimeNs time, std::int64_t type
     if (stack.size() >= kMaxOpenDepth) {
         closeOpen(thread, info, stack.front(), time);
         stack.erase(stack.begin());
-        ++m_stats.depthOverflows;
+        if (m_stats.depthOverflows++ == 0)
+            m_firstDepthOverflowLine = m_lineNumber;
     }
-    stack.push_back(OpenEvent { time, valueName(info, intValue), m_threadSeq[thread]++ });
+    stack.push_back(
+        OpenEvent { time, valueName(info, intValue), m_threadSeq[thread]++, m_lineNumber });
 }
 
 void Importer::finish()
@@ -666,6 +686,7 @@ void Importer::finish()
             keys.push_back(key);
     }
     std::sort(keys.begin(), keys.end());
+    std::uint64_t firstUnclosedLine = 0;
     for (std::uint64_t key : keys) {
         const auto thread = std::uint32_t(key >> 40);
         const auto type = std::int64_t(key & ((std::uint64_t(1) << 40) - 1));
@@ -673,21 +694,29 @@ void Importer::finish()
         for (const OpenEvent& open : m_open[key]) {
             closeOpen(thread, info, open, m_stats.endNs);
             ++m_stats.unclosedBegins;
+            if (firstUnclosedLine == 0 || open.line < firstUnclosedLine)
+                firstUnclosedLine = open.line;
         }
     }
     m_open.clear();
+    if (m_stats.unmatchedEnds > 0) {
+        m_stats.warnings.push_back(recordsWarning(m_stats.unmatchedEnds, "dropped",
+            "event ends (value 0) with no open event of their type on their thread",
+            m_firstUnmatchedEndLine));
+    }
     if (m_stats.unclosedBegins > 0) {
-        m_stats.warnings.push_back(std::to_string(m_stats.unclosedBegins)
-            + " events never ended: closed at the trace's end");
+        m_stats.warnings.push_back(recordsWarning(m_stats.unclosedBegins, "altered",
+            "events that never end, closed at the trace's end", firstUnclosedLine));
+    }
+    if (m_stats.endsBeforeBegin > 0) {
+        m_stats.warnings.push_back(recordsWarning(m_stats.endsBeforeBegin, "altered",
+            "events that end before they begin, made empty", m_firstEndBeforeBeginLine));
     }
     if (m_stats.depthOverflows > 0) {
-        m_stats.warnings.push_back(std::to_string(m_stats.depthOverflows)
-            + " events were closed early: more than " + std::to_string(kMaxOpenDepth)
-            + " open of one type");
-    }
-    if (m_stats.unmatchedEnds > 0) {
-        m_stats.warnings.push_back(std::to_string(m_stats.unmatchedEnds)
-            + " event ends (value 0) had no open event of their type");
+        m_stats.warnings.push_back(recordsWarning(m_stats.depthOverflows, "altered",
+            "events closed early, more than " + std::to_string(kMaxOpenDepth)
+                + " open of one type on a thread",
+            m_firstDepthOverflowLine));
     }
 }
 

@@ -31,9 +31,12 @@
 //      * declared with VALUES that include 0 ("End"): a begin/end stream per (thread,
 //        type): a non-zero value opens an interval named by the value's label, 0 closes
 //        the innermost open one; category = the type's label, depth kAutoDepth, role Comm
-//        when the type's label contains "MPI", else Useful. Unmatched 0s are counted;
-//        intervals open at the end are closed at the trace's end and counted; a stack
-//        deeper than 256 closes its outermost event (counted);
+//        when the type's label contains "MPI", else Useful. Unmatched 0s are dropped,
+//        intervals open at the end are closed at the trace's end, a stack deeper than 256
+//        closes its outermost event, and a close before its open makes an empty interval:
+//        each is counted and warned about once per kind ("N records dropped|altered:
+//        WHAT (first at line L)"); the line is noted only when the anomaly happens, plus
+//        one line number kept per open event;
 //      * declared with VALUES without 0 (a mode or phase) or with a value
 //        label containing "status" (OpenMP lock: Lock -> Locked status -> Unlock ->
 //        Unlocked status): each value closes the previous one of its type and opens the
@@ -102,7 +105,9 @@ struct ParaverImportStats
     std::map<std::int64_t, std::string> stateNames;  ///< from the .pcf
     std::map<std::int64_t, ParaverColor> stateColors;  ///< from the .pcf
     bool truncated = false;  ///< the file ended inside a record: that record was dropped
-    std::vector<std::string> warnings;  ///< one line each
+    /// One line each; records dropped or altered read "N records dropped|altered: WHAT
+    /// (first at line L)", one line per kind.
+    std::vector<std::string> warnings;
 };
 
 /// The role of a Paraver state from its name (case-insensitive):

@@ -448,6 +448,42 @@ TEST_CASE("Extrae's own states (application, init, flush, tracing mode) are mark
     CHECK(stats.warnings.empty());
 }
 
+TEST_CASE(
+    "Paraver records dropped or altered warn once per kind with the first line", "[paraver]") {
+    test::TempDir dir;
+    writeFile(dir / "t.pcf", "EVENT_TYPE\n0 60000019 User function\nVALUES\n0 End\n1 f\n");
+    std::string prv = "#Paraver (d):1000_ns:1(2):1:2(1:1,1:1),0\n"  // line 1
+                      "1:1:1:1:1:0:1000:1\n"  // 2
+                      "2:1:1:1:1:10:60000019:0\n"  // 3: an end with nothing open
+                      "2:1:1:1:1:20:60000019:1\n"  // 4
+                      "2:1:1:1:1:30:60000019:0\n"  // 5
+                      "2:1:1:1:1:40:60000019:0\n"  // 6: another
+                      "2:2:1:2:1:50:60000019:1\n"  // 7: opens at 50 ...
+                      "2:2:1:2:1:45:60000019:0\n"  // 8: ... and ends at 45
+                      "2:2:1:2:1:60:60000019:1\n";  // 9: never ends
+    for (int i = 0; i < 258; ++i)  // lines 10-267; the 257th open (line 266) is one too many
+        prv += "2:1:1:1:1:" + std::to_string(100 + i) + ":60000019:1\n";
+    prv += "2:1:1:1:1:500:6000";  // line 268, cut short
+    writeFile(dir / "t.prv", prv);
+    MemoryTrace trace;
+    ParaverImportStats stats = storage::importParaver(dir / "t.prv", trace);
+    CHECK(stats.unmatchedEnds == 2);
+    CHECK(stats.endsBeforeBegin == 1);
+    CHECK(stats.depthOverflows == 2);
+    CHECK(stats.unclosedBegins == 1 + 256);
+    CHECK(stats.truncated);
+    CHECK(stats.warnings
+        == std::vector<std::string> {
+            "1 records dropped: the file ends inside this record (first at line 268)",
+            "2 records dropped: event ends (value 0) with no open event of their type on "
+            "their thread (first at line 3)",
+            "257 records altered: events that never end, closed at the trace's end (first at "
+            "line 9)",
+            "1 records altered: events that end before they begin, made empty (first at line 8)",
+            "2 records altered: events closed early, more than 256 open of one type on a "
+            "thread (first at line 266)" });
+}
+
 TEST_CASE("Paraver malformed lines give a one-line InputError", "[paraver]") {
     auto expectError = [](const std::string& body, int line, const std::string& what) {
         std::string message = importError(kHeader + body);
