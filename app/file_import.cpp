@@ -110,6 +110,7 @@ std::vector<std::string> importFile(const std::filesystem::path& input, TraceFor
                                           {"unmatched_ends", stats.unmatchedEnds},
                                           {"unclosed_begins", stats.unclosedBegins},
                                           {"ends_before_begin", stats.endsBeforeBegin},
+                                          {"depth_overflows", stats.depthOverflows},
                                           {"truncated", stats.truncated ? 1u : 0u}})
             report.row(name, value);
         report.warnings(stats.warnings);

@@ -55,7 +55,10 @@ Role classifyRole(std::string_view name, std::string_view category)
     if (c == "gpu_memcpy" || c == "gpu_memset" || c == "memcpy" || c == "memset"
         || ((c == "kernel" || c.empty()) && containsAny(n, {"memcpy", "memset"})))
         return Role::Transfer;
-    if (containsAny(n, {"synchronize", "cudastreamwaitevent", "barrier", "wait"}))
+    // Kineto's cuda_sync: the GPU side of a synchronization ("Stream Sync", "Context
+    // Sync", "Event Sync"), drawn on the streams; not compute.
+    if (c == "cuda_sync"
+        || containsAny(n, { "synchronize", "cudastreamwaitevent", "barrier", "wait" }))
         return Role::Sync;
     // OS runtime calls (Nsight Systems' OSRT_API): blocking ones are waits, the rest overhead.
     if (c == "osrt")

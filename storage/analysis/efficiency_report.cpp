@@ -1,6 +1,7 @@
 #include "storage/analysis/efficiency_report.h"
 
 #include <algorithm>
+#include <charconv>
 
 namespace strata::storage {
 
@@ -83,14 +84,33 @@ GpuIdleCauses idleCauses(
     return c;
 }
 
+/// The run: the span of the traces' activity (a counter log sampled before and after the
+/// trace is not the run). A Paraver trace counts its time from 0 and states the run's end
+/// in its header, which BSC's modelfactors takes as the runtime, so a Paraver store's run
+/// is [0, header end] (or to its last record, if one lies beyond). A cut of a store keeps
+/// its source's meta, whose header end then describes the source, not the cut.
+model::TimeRange runSpan(const StoreReader& store)
+{
+    model::TimeRange span = store.activitySpan();
+    if (store.meta("source_format") != "paraver" || store.meta("cut_source"))
+        return span;
+    const auto end = store.meta("paraver_end_ns");
+    if (!end)
+        return span;
+    TimeNs endNs = 0;
+    const auto [ptr, ec] = std::from_chars(end->data(), end->data() + end->size(), endNs);
+    if (ec != std::errc() || ptr != end->data() + end->size() || endNs <= 0)
+        return span;
+    return { std::min<TimeNs>(0, span.startNs), std::max(span.endNs, endNs) };
+}
+
 }  // namespace
 
 EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& request)
 {
     EfficiencyReport report;
-    // T is the run's time: a counter log sampled before and after the trace is not.
-    report.window = request.window.empty() ? store.activitySpan()
-                                           : request.window.clippedTo(store.activitySpan());
+    const model::TimeRange run = runSpan(store);
+    report.window = request.window.empty() ? run : request.window.clippedTo(run);
     report.level =
         request.level.value_or(anyStreamIntervals(store) ? WorkerLevel::Gpu : WorkerLevel::Process);
     const bool device = model::isDeviceLevel(report.level);

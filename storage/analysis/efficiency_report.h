@@ -28,7 +28,9 @@ namespace strata::storage {
 
 struct EfficiencyRequest
 {
-    model::TimeRange window;  ///< empty: the whole run (activitySpan); clipped to it
+    /// Empty: the whole run (the activity span; a Paraver store's [0, header end]);
+    /// otherwise clipped to the run.
+    model::TimeRange window;
     std::optional<model::WorkerLevel>
         level;  ///< nullopt: gpu if any stream holds intervals, else process
     const model::RoleRules* rules = nullptr;

@@ -162,3 +162,22 @@ TEST_CASE("an NVML log sampled around the trace does not dilute the run's metric
     CHECK(number(before, "runtime_ns") == 500'000'000);
     CHECK(number(before, "parallel_efficiency") == 0);
 }
+
+TEST_CASE("metrics --level gpu on TraceLens' H100 BERT trace: GPU 0 shares its pid with a "
+          "python thread (issue 14)",
+    "[cli][metrics][real]") {
+    const auto trace = test::realTrace(
+        "public/kineto-tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz");
+    if (trace.empty())
+        return;  // the shared real-trace folder is not here
+    test::TempDir dir;
+    const auto store = ingest(dir, { trace.string() });
+    const auto json = metrics({ store, "--json", "--level", "gpu" });
+    CHECK(number(json, "gpus") == 1);
+    const auto gpus = workers(json);
+    CHECK(gpus.find("\"name\":\"GPU 0\"") != std::string::npos);
+    // The union of its 60 kernels, from the file's decimal ts and dur (Python's Decimal).
+    CHECK(numbers(gpus, "useful_ns") == std::vector<double> { 307197 });
+    CHECK(number(json, "sum_compute_ns") == 307197);
+    CHECK(metrics({ store, "--level", "gpu" }).find("\nGPU 0 ") != std::string::npos);
+}

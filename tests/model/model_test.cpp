@@ -44,6 +44,9 @@ TEST_CASE("roles come from names and categories the way profilers write them", "
     CHECK(classifyRole("pthread_cond_timedwait", "osrt") == Role::Sync);
     CHECK(classifyRole("ioctl", "osrt") == Role::Runtime);
     CHECK(classifyRole("write", "osrt") == Role::Runtime);
+    // Kineto's GPU-side synchronizations (HTA's AlexNet trace) are waits, not compute.
+    CHECK(classifyRole("Stream Sync", "cuda_sync") == Role::Sync);
+    CHECK(classifyRole("Context Sync", "cuda_sync") == Role::Sync);
     for (Role r : kAllRoles)
         CHECK(parseRole(roleName(r)) == r);
     CHECK_FALSE(parseRole("busy"));

@@ -62,7 +62,7 @@ double rowY(const views::TimelineWidget& w, model::TrackId track)
 
 } // namespace
 
-TEST_CASE("ctrl-drag zooms to the range; back and forward return to each window", "[gui][navigation]")
+TEST_CASE("ctrl-drag zooms to the range, back and forward return to each window", "[gui][navigation]")
 {
     test::TempDir dir;
     storage::StoreReader store(makeStore(dir));
@@ -106,7 +106,7 @@ TEST_CASE("shift-drag selects a range and reports its duration without moving", 
     CHECK(w.window() == *w.selectedRange());
 }
 
-TEST_CASE("clicking selects the event under the pointer; double-click zooms to it", "[gui][selection]")
+TEST_CASE("clicking selects the event under the pointer, double-click zooms to it", "[gui][selection]")
 {
     test::TempDir dir;
     storage::StoreReader store(makeStore(dir));

@@ -6,9 +6,11 @@
 // Two streaming passes over the file, each with bounded memory (ChromeEventReader):
 //  1. a pre-scan learns what the sink must know before the first event: the earliest
 //     timestamp (time 0), the M metadata (process/thread names, sort indices, labels,
-//     which usually come last in Kineto files), which pids are GPUs (labels, or kernel /
-//     memcpy / memset activity on them), the last timestamp of each thread (to close
-//     unfinished slices), the keys of each counter, and the top-level members
+//     which usually come last in Kineto files), which pids are GPUs ("GPU N" labels,
+//     kernel / memcpy / memset categories, or `device` + `stream` args on a thread that
+//     runs no host work; never the process's name, which Kineto gives its GPU pids too),
+//     the last timestamp of each thread (to close unfinished slices), the keys of each
+//     counter, and the top-level members
 //     (distributedInfo, baseTimeNanoseconds, deviceProperties).
 //  2. the main pass converts and emits every event in file order; tracks are created
 //     on first use, already with their final names and kinds.
@@ -16,8 +18,10 @@
 // events needs memory proportional to the file, and fixing track names or time 0 after
 // the fact would need a mutable sink.
 //
-// Mapping: pid -> Process (or Gpu) track, (pid, tid) -> Thread (or Stream) track. X and
-// matched B/E -> intervals (depth computed by the store: model::kAutoDepth); i/I/R ->
+// Mapping: pid -> Process (or Gpu) track, (pid, tid) -> Thread (or Stream) track; a pid
+// holding GPU streams and host threads (Kineto's python tracer on GPU 0's pid 0) gives a
+// Gpu with the streams and a Process with the threads. X and matched B/E -> intervals
+// (depth computed by the store: model::kAutoDepth); i/I/R ->
 // instants; C -> one Counter track per (pid, series) under the process; s/t/f (matched by
 // cat and id) -> flows; b/e/n and legacy S/F -> intervals on one Group track per (pid, cat,
 // name of the outermost event); M -> names and order. Other phases are counted and skipped.

@@ -86,6 +86,7 @@ struct ProcessInfo
     bool cpuWork = false;
     bool gpuWork = false;
     bool hasEvents = false;
+    std::optional<std::int64_t> device;  // the `device` arg of its GPU work, first seen
     std::uint32_t order = 0;  // first appearance
     // Decided by ChromeLayout::finalize():
     model::ResourceKind kind = model::ResourceKind::Process;
@@ -138,7 +139,8 @@ public:
     std::uint32_t thread(std::string_view pid, std::string_view tid);
     std::uint32_t process(std::string_view pid);
 
-    /// Decides kinds, names and sort keys of all tracks; `rank` names the processes.
+    /// Decides kinds, names and sort keys of all tracks (a pid holding both GPU streams and
+    /// host threads becomes a GPU and a process); `rank` names the processes.
     void finalize(std::optional<std::int64_t> rankToShow);
 
 private:

@@ -50,6 +50,83 @@ bool isDeviceLabel(std::string_view s)
 
 constexpr std::int64_t kUnsortedBase = std::int64_t(1) << 40;
 
+/// The process's "GPU N" label (from process_labels, or its name), or "".
+std::string deviceLabel(const ProcessInfo& p)
+{
+    for (const std::string& label : p.labels) {
+        if (isDeviceLabel(label))
+            return label;
+    }
+    return isDeviceLabel(p.metaName) ? p.metaName : std::string();
+}
+
+/// Per process: whether a thread of it runs host work, and whether one runs GPU work only.
+struct PidWork
+{
+    std::vector<bool> host;
+    std::vector<bool> device;
+};
+
+PidWork pidWork(const ChromeLayout& layout)
+{
+    PidWork work { std::vector<bool>(layout.processes.size(), false),
+        std::vector<bool>(layout.processes.size(), false) };
+    for (const ThreadInfo& t : layout.threads) {
+        if (t.cpuWork)
+            work.host[t.process] = true;
+        else if (t.gpuWork)
+            work.device[t.process] = true;
+    }
+    return work;
+}
+
+// One pid can hold GPU streams and host threads: Kineto's python tracer writes the
+// threads it cannot place (a tqdm monitor) on pid 0, tid 0, which is also GPU 0's pid
+// (TraceLens' H100 BERT trace). The host threads of such a pid move to a process of
+// their own, under the same pid, so that the streams stay a GPU.
+void splitHostThreads(ChromeLayout& layout)
+{
+    const PidWork work = pidWork(layout);
+    for (std::uint32_t i = 0; i < work.host.size(); ++i) {
+        if (!work.host[i] || !work.device[i])
+            continue;
+        ProcessInfo host;
+        host.pid = layout.processes[i].pid;
+        host.metaName = layout.processes[i].metaName;
+        host.labels = layout.processes[i].labels;
+        host.cpuWork = true;
+        host.hasEvents = true;
+        host.order = layout.processes[i].order;
+        const auto hostIndex = static_cast<std::uint32_t>(layout.processes.size());
+        layout.processes.push_back(std::move(host));
+        layout.processes[i].cpuWork = false;
+        for (ThreadInfo& t : layout.threads) {
+            if (t.process == i && t.cpuWork)
+                t.process = hostIndex;
+        }
+    }
+}
+
+// The args Kineto gives every GPU activity (kernel, copy, set, sync): `device` and
+// `stream`. Host events carry neither, or `device` alone (MTIA's runtime calls).
+struct DeviceArgs
+{
+    std::optional<std::int64_t> device;
+    bool stream = false;
+};
+
+DeviceArgs deviceArgs(std::string_view argsRaw, std::vector<JsonField>& fields)
+{
+    DeviceArgs out;
+    // Most events' args lack the key: a substring search is cheaper than a scan.
+    if (argsRaw.empty() || argsRaw.front() != '{' || argsRaw.find("\"device\"") == argsRaw.npos)
+        return out;
+    scanJsonObject(argsRaw, fields);  // valid: the reader checked the whole event
+    out.device = parseInteger(findJsonField(fields, "device"));
+    out.stream = !findJsonField(fields, "stream").empty();
+    return out;
+}
+
 void readMetadata(ChromeLayout& layout, ChromeEventReader& reader, std::string& scratch,
     std::vector<JsonField>& args)
 {
@@ -282,34 +359,48 @@ std::uint32_t ChromeLayout::thread(std::string_view pid, std::string_view tid)
 
 void ChromeLayout::finalize(std::optional<std::int64_t> rankToShow)
 {
+    splitHostThreads(*this);
+    const PidWork work = pidWork(*this);
+    // A pid is a GPU when a thread of it runs GPU work and no host work (whatever the
+    // process is named: Kineto names GPU pids after the host program), or when it is
+    // labelled as a device and runs no host work.
+    std::vector<std::string> deviceLabels(processes.size());
+    for (std::size_t i = 0; i < processes.size(); ++i) {
+        ProcessInfo& p = processes[i];
+        deviceLabels[i] = deviceLabel(p);
+        const bool gpu = work.device[i] || (!deviceLabels[i].empty() && !work.host[i]);
+        p.kind = gpu ? model::ResourceKind::Gpu : model::ResourceKind::Process;
+    }
+
     // With a rank, the host processes (numeric pids with events; not Kineto's "Spans" and
-    // "Traces" rows) are named after it.
+    // "Traces" rows) are named after it. Host threads on a GPU's pid (Kineto's python
+    // tracer puts threads it cannot place on pid 0, GPU 0's) do not make a second rank.
     auto isHost = [](const ProcessInfo& p) {
-        return p.hasEvents && (p.cpuWork || (!p.gpuWork && isNumeric(p.pid)));
+        return p.kind == model::ResourceKind::Process && p.hasEvents
+            && (p.cpuWork || (!p.gpuWork && isNumeric(p.pid)));
     };
     int hostProcesses = 0;
-    for (const ProcessInfo& p : processes)
-        hostProcesses += isHost(p) ? 1 : 0;
+    int mainHosts = 0;
+    for (std::size_t i = 0; i < processes.size(); ++i) {
+        hostProcesses += isHost(processes[i]) ? 1 : 0;
+        mainHosts += isHost(processes[i]) && deviceLabels[i].empty() ? 1 : 0;
+    }
     const std::string rankText = rankToShow ? std::to_string(*rankToShow) : std::string();
 
-    for (ProcessInfo& p : processes) {
-        std::string deviceLabel;
-        for (const std::string& label : p.labels) {
-            if (deviceLabel.empty() && isDeviceLabel(label))
-                deviceLabel = label;
-        }
-        if (deviceLabel.empty() && isDeviceLabel(p.metaName))
-            deviceLabel = p.metaName;
+    for (std::size_t i = 0; i < processes.size(); ++i) {
+        ProcessInfo& p = processes[i];
         const bool numeric = isNumeric(p.pid);
-        const bool gpu = !p.cpuWork && (p.gpuWork || !deviceLabel.empty());
-        p.kind = gpu ? model::ResourceKind::Gpu : model::ResourceKind::Process;
-        if (gpu) {
-            p.name = !deviceLabel.empty() ? deviceLabel : numeric ? "GPU " + p.pid : p.pid;
+        if (p.kind == model::ResourceKind::Gpu) {
+            p.name = !deviceLabels[i].empty() ? deviceLabels[i]
+                : p.device                    ? "GPU " + std::to_string(*p.device)
+                : numeric                     ? "GPU " + p.pid
+                                              : p.pid;
             if (rankToShow)
                 p.name += " (rank " + rankText + ")";
         } else if (rankToShow && isHost(p)) {
             p.name = "rank " + rankText;
-            if (hostProcesses > 1) {
+            const bool theMainHost = mainHosts == 1 && deviceLabels[i].empty();
+            if (hostProcesses > 1 && !theMainHost) {
                 p.name +=
                     ": " + (p.metaName.empty() ? "process " + p.pid : p.metaName + " " + p.pid);
             }
@@ -328,8 +419,7 @@ void ChromeLayout::finalize(std::optional<std::int64_t> rankToShow)
     }
 
     for (ThreadInfo& t : threads) {
-        const ProcessInfo& p = processes[t.process];
-        const bool stream = p.kind == model::ResourceKind::Gpu || (t.gpuWork && !t.cpuWork);
+        const bool stream = processes[t.process].kind == model::ResourceKind::Gpu;
         const bool numeric = isNumeric(t.tid);
         t.kind = stream ? model::ResourceKind::Stream : model::ResourceKind::Thread;
         if (!t.metaName.empty())
@@ -392,10 +482,22 @@ ChromeLayout preScan(ChromeEventReader& reader, const std::function<void()>& onE
             lastCat = std::string(cat);
             lastWork = classifyCategory(cat);
         }
-        if (lastWork == Work::Cpu)
+        const bool slice = phase == Phase::Complete || phase == Phase::Begin;
+        if (lastWork == Work::Cpu) {
             thread.cpuWork = process.cpuWork = true;
-        else if (lastWork == Work::Gpu)
+        } else if (lastWork == Work::Gpu) {
             thread.gpuWork = process.gpuWork = true;
+            if (slice && !process.device)
+                process.device = deviceArgs(reader.event().args, args).device;
+        } else if (slice) {
+            // A category Strata does not know (cuda_sync, a newer Kineto's): a GPU
+            // activity when its args name a device and a stream.
+            const DeviceArgs d = deviceArgs(reader.event().args, args);
+            if (d.device && d.stream) {
+                thread.gpuWork = process.gpuWork = true;
+                process.device = process.device.value_or(*d.device);
+            }
+        }
 
         if (phase == Phase::Counter) {
             std::string_view argsRaw = reader.event().args;

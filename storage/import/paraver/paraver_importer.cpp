@@ -46,12 +46,26 @@ bool isAnnotationType(std::int64_t type, std::string_view label)
         || label.rfind("Sampled", 0) == 0 || label.rfind("Caller", 0) == 0;
 }
 
+/// Extrae's event types that record the tracing tool's own state rather than the
+/// application's: 40000001 "Application" (begin/end of the traced run), 40000002 "Trace
+/// initialization", 40000003 "Flushing Traces", 40000012 "Tracing" (enabled/disabled) and
+/// 40000018 "Tracing mode" (detailed/bursts). As ranges they would need a role, and they
+/// have none: the run, the tool's start-up and the mode span work of every kind, and the
+/// time the tool itself takes is already in the thread's states (Extrae writes "Others"
+/// for initialization and "I/O" for a flush). So they are imported as marks (instants),
+/// as Paraver draws them (flags).
+bool isToolStateType(std::int64_t type)
+{
+    return type == 40000001 || type == 40000002 || type == 40000003 || type == 40000012
+        || type == 40000018;
+}
+
 /// Open events per (thread, type) beyond this depth close the outermost one (bounded
 /// memory for streams that never send their 0s).
 constexpr std::size_t kMaxOpenDepth = 256;
 
 /// How the pairs of one event type are imported (see the header).
-enum class TypeKind : std::uint8_t { Counter, Stack, Replace, Sample };
+enum class TypeKind : std::uint8_t { Counter, Stack, Replace, Sample, ToolState };
 
 struct TypeInfo
 {
@@ -69,7 +83,17 @@ struct OpenEvent
     TimeNs startNs = 0;
     StringId name = model::kEmptyString;
     std::uint32_t seq = 0;
+    std::uint64_t line = 0;  ///< of the begin, for the warning if it never ends
 };
+
+/// One import-report line for records dropped or altered: "N records dropped: WHAT
+/// (first at line L)", the format every importer's warnings share.
+std::string recordsWarning(
+    std::uint64_t count, std::string_view change, std::string_view what, std::uint64_t line)
+{
+    return std::to_string(count) + " records " + std::string(change) + ": " + std::string(what)
+        + " (first at line " + std::to_string(line) + ")";
+}
 
 /// Parses a signed integer field ending at ':' or at `end`; moves `p` past the ':'.
 inline bool nextInt(const char*& p, const char* end, std::int64_t& value)
@@ -190,6 +214,10 @@ private:
     StringId m_stateCategory = model::kEmptyString;
     StringId m_messageName = model::kEmptyString;
     TimeNs m_maxTimeNs = 0;
+    // The first line of each anomaly, set where it is counted (never on the normal path).
+    std::uint64_t m_firstUnmatchedEndLine = 0;
+    std::uint64_t m_firstEndBeforeBeginLine = 0;
+    std::uint64_t m_firstDepthOverflowLine = 0;
 };
 
 ParaverImportStats Importer::run()
@@ -231,8 +259,10 @@ ParaverImportStats Importer::run()
             const char* lineEnd = end;
             if (lineEnd > line && lineEnd[-1] == '\r')
                 --lineEnd;
-            std::string cut = "line " + std::to_string(m_lineNumber)
-                + ": the file ends inside a record; it was dropped";
+            const std::string cut = recordsWarning(1, "dropped",
+                reader.truncated() ? "the compressed file ends early, inside this record"
+                                   : "the file ends inside this record",
+                m_lineNumber);
             if (reader.truncated() || !m_headerSeen) {
                 if (!m_headerSeen)
                     handleLine(line, lineEnd);  // a header alone: parse it (errors are real)
@@ -537,7 +567,9 @@ TypeInfo& Importer::typeInfo(std::int64_t type)
         bool status = false;
         for (const auto& [value, name] : info.declaration->values)
             status = status || lowered(name).find("status") != std::string::npos;
-        if (isAnnotationType(type, info.label))
+        if (isToolStateType(type))
+            info.kind = TypeKind::ToolState;
+        else if (isAnnotationType(type, info.label))
             info.kind = TypeKind::Sample;
         else if (info.declaration->values.count(0) && !status)
             info.kind = TypeKind::Stack;
@@ -570,7 +602,8 @@ void Importer::closeOpen(
     interval.endNs = end;
     if (end < open.startNs) {
         interval.endNs = open.startNs;
-        ++m_stats.endsBeforeBegin;
+        if (m_stats.endsBeforeBegin++ == 0)
+            m_firstEndBeforeBeginLine = m_lineNumber;
     }
     interval.name = open.name;
     interval.category = info.category;
@@ -600,8 +633,8 @@ void Importer::addEventPair(std::uint32_t thread, TimeNs time, std::int64_t type
         ++m_stats.counterSamples;
         return;
     }
-    if (info.kind == TypeKind::Sample) {
-        if (intValue != 0) {
+    if (info.kind == TypeKind::Sample || info.kind == TypeKind::ToolState) {
+        if (intValue != 0 || info.kind == TypeKind::ToolState) {
             m_sink.addInstant(m_threadTracks[thread],
                 model::Instant { time, valueName(info, intValue), info.category });
             ++m_stats.instants;
@@ -618,7 +651,8 @@ void Importer::addEventPair(std::uint32_t thread, TimeNs time, std::int64_t type
             return;
     } else if (intValue == 0) {
         if (stack.empty()) {
-            ++m_stats.unmatchedEnds;
+            if (m_stats.unmatchedEnds++ == 0)
+                m_firstUnmatchedEndLine = m_lineNumber;
         } else {
             closeOpen(thread, info, stack.back(), time);
             stack.pop_back();
@@ -628,9 +662,11 @@ void Importer::addEventPair(std::uint32_t thread, TimeNs time, std::int64_t type
     if (stack.size() >= kMaxOpenDepth) {
         closeOpen(thread, info, stack.front(), time);
         stack.erase(stack.begin());
-        ++m_stats.depthOverflows;
+        if (m_stats.depthOverflows++ == 0)
+            m_firstDepthOverflowLine = m_lineNumber;
     }
-    stack.push_back(OpenEvent { time, valueName(info, intValue), m_threadSeq[thread]++ });
+    stack.push_back(
+        OpenEvent { time, valueName(info, intValue), m_threadSeq[thread]++, m_lineNumber });
 }
 
 void Importer::finish()
@@ -642,6 +678,7 @@ void Importer::finish()
             keys.push_back(key);
     }
     std::sort(keys.begin(), keys.end());
+    std::uint64_t firstUnclosedLine = 0;
     for (std::uint64_t key : keys) {
         const auto thread = std::uint32_t(key >> 40);
         const auto type = std::int64_t(key & ((std::uint64_t(1) << 40) - 1));
@@ -649,21 +686,29 @@ void Importer::finish()
         for (const OpenEvent& open : m_open[key]) {
             closeOpen(thread, info, open, m_stats.endNs);
             ++m_stats.unclosedBegins;
+            if (firstUnclosedLine == 0 || open.line < firstUnclosedLine)
+                firstUnclosedLine = open.line;
         }
     }
     m_open.clear();
+    if (m_stats.unmatchedEnds > 0) {
+        m_stats.warnings.push_back(recordsWarning(m_stats.unmatchedEnds, "dropped",
+            "event ends (value 0) with no open event of their type on their thread",
+            m_firstUnmatchedEndLine));
+    }
     if (m_stats.unclosedBegins > 0) {
-        m_stats.warnings.push_back(std::to_string(m_stats.unclosedBegins)
-            + " events never ended: closed at the trace's end");
+        m_stats.warnings.push_back(recordsWarning(m_stats.unclosedBegins, "altered",
+            "events that never end, closed at the trace's end", firstUnclosedLine));
+    }
+    if (m_stats.endsBeforeBegin > 0) {
+        m_stats.warnings.push_back(recordsWarning(m_stats.endsBeforeBegin, "altered",
+            "events that end before they begin, made empty", m_firstEndBeforeBeginLine));
     }
     if (m_stats.depthOverflows > 0) {
-        m_stats.warnings.push_back(std::to_string(m_stats.depthOverflows)
-            + " events were closed early: more than " + std::to_string(kMaxOpenDepth)
-            + " open of one type");
-    }
-    if (m_stats.unmatchedEnds > 0) {
-        m_stats.warnings.push_back(std::to_string(m_stats.unmatchedEnds)
-            + " event ends (value 0) had no open event of their type");
+        m_stats.warnings.push_back(recordsWarning(m_stats.depthOverflows, "altered",
+            "events closed early, more than " + std::to_string(kMaxOpenDepth)
+                + " open of one type on a thread",
+            m_firstDepthOverflowLine));
     }
 }
 
@@ -701,17 +746,21 @@ Role paraverStateRole(std::string_view name)
         return Role::Useful;
     if (containsAny(s, { "idle", "not created", "outside", "tracing disabled" }))
         return Role::Idle;
-    if (containsAny(s, { "sync", "wait", "block", "barrier", "probe" }))
+    if (containsAny(
+            s, { "sync", "wait", "block", "barrier", "probe", "locking", "memory ordering" }))
         return Role::Sync;
     if (containsAny(s,
             { "send", "recv", "receive", "comm", "group", "collective", "mpi", "one-sided",
-                "remote memory", "rtt" }))
+                "remote memory", "atomic memory", "rtt" }))
         return Role::Comm;
     if (containsAny(s, { "memory transfer", "data copy" }))
         return Role::Transfer;
+    // "I/O" and "Others" are not the application computing (BSC's modelfactors counts only
+    // Running as useful); in Extrae traces they are mostly the tool itself: a buffer flush
+    // is I/O, its initialization Others.
     if (containsAny(s,
             { "sched", "fork", "join", "overhead", "profiling", "on-line", "startup", "allocating",
-                "freeing" }))
+                "freeing", "i/o", "others" }))
         return Role::Runtime;
     return Role::Useful;
 }

@@ -18,6 +18,12 @@
 //    paraverStateRole() (without a .pcf, from Paraver's standard state table).
 //  - `2:cpu:appl:task:thread:time:type:value[:type:value...]` -> per pair, by the type's
 //    .pcf declaration:
+//      * declared with VALUES and one of Extrae's types for the tracing tool's own state
+//        (40000001 Application, 40000002 Trace initialization, 40000003 Flushing Traces,
+//        40000012 Tracing, 40000018 Tracing mode): an instant per value, 0 ("End")
+//        included, named by the value's label, category = the type's label. They carry no
+//        role: as ranges they would count as work (the run's span, the mode) where the
+//        thread's states already say what it did;
 //      * declared with VALUES and an annotation type (Extrae's sampled call stacks
 //        30000000-30999999 and MPI callers 70000000-89999999, or a label starting with
 //        "Sampled" or "Caller": values that never end with a 0): an instant per non-zero
@@ -25,10 +31,13 @@
 //      * declared with VALUES that include 0 ("End"): a begin/end stream per (thread,
 //        type): a non-zero value opens an interval named by the value's label, 0 closes
 //        the innermost open one; category = the type's label, depth kAutoDepth, role Comm
-//        when the type's label contains "MPI", else Useful. Unmatched 0s are counted;
-//        intervals open at the end are closed at the trace's end and counted; a stack
-//        deeper than 256 closes its outermost event (counted);
-//      * declared with VALUES without 0 (a mode such as "Tracing mode") or with a value
+//        when the type's label contains "MPI", else Useful. Unmatched 0s are dropped,
+//        intervals open at the end are closed at the trace's end, a stack deeper than 256
+//        closes its outermost event, and a close before its open makes an empty interval:
+//        each is counted and warned about once per kind ("N records dropped|altered:
+//        WHAT (first at line L)"); the line is noted only when the anomaly happens, plus
+//        one line number kept per open event;
+//      * declared with VALUES without 0 (a mode or phase) or with a value
 //        label containing "status" (OpenMP lock: Lock -> Locked status -> Unlock ->
 //        Unlocked status): each value closes the previous one of its type and opens the
 //        next (0 only closes);
@@ -97,16 +106,20 @@ struct ParaverImportStats
     std::map<std::int64_t, std::string> stateNames;  ///< from the .pcf
     std::map<std::int64_t, ParaverColor> stateColors;  ///< from the .pcf
     bool truncated = false;  ///< the file ended inside a record: that record was dropped
-    std::vector<std::string> warnings;  ///< one line each
+    /// One line each; records dropped or altered read "N records dropped|altered: WHAT
+    /// (first at line L)", one line per kind.
+    std::vector<std::string> warnings;
 };
 
 /// The role of a Paraver state from its name (case-insensitive):
 ///   "Running" -> Useful; "Idle", "Not created", "Outside", "Tracing disabled" -> Idle;
-///   names with "sync", "wait", "block", "barrier", "probe" -> Sync;
-///   "send", "recv", "receive", "comm", "group", "collective", "mpi", "one-sided",
-///   "remote memory", "rtt" -> Comm;  "memory transfer", "data copy" -> Transfer;
-///   "sched", "fork", "join", "overhead", "profiling", "on-line", "startup",
-///   "allocating", "freeing" -> Runtime;  anything else -> Useful.
+///   names with "sync", "wait", "block", "barrier", "probe", "locking", "memory
+///   ordering" -> Sync;  "send", "recv", "receive", "comm", "group", "collective", "mpi",
+///   "one-sided", "remote memory", "atomic memory", "rtt" -> Comm;  "memory transfer",
+///   "data copy" -> Transfer;  "sched", "fork", "join", "overhead", "profiling",
+///   "on-line", "startup", "allocating", "freeing", "i/o", "others" -> Runtime;  anything
+///   else (a custom state table's own names) -> Useful. So of Paraver's standard states
+///   only Running is useful, as in BSC's modelfactors.
 model::Role paraverStateRole(std::string_view name);
 
 /// Imports `prv` into `sink`. Throws InputError (one line: file, line, what was

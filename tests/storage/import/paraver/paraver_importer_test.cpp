@@ -199,9 +199,20 @@ TEST_CASE("Paraver state roles", "[paraver]") {
     CHECK(storage::paraverStateRole("Send Receive") == Role::Comm);
     CHECK(storage::paraverStateRole("Memory transfer") == Role::Transfer);
     CHECK(storage::paraverStateRole("Scheduling and Fork/Join") == Role::Runtime);
-    CHECK(storage::paraverStateRole("I/O") == Role::Useful);
+    CHECK(storage::paraverStateRole("I/O") == Role::Runtime);
+    CHECK(storage::paraverStateRole("Others") == Role::Runtime);
+    CHECK(storage::paraverStateRole("Distributed locking") == Role::Sync);
+    CHECK(storage::paraverStateRole("Atomic memory operation") == Role::Comm);
     CHECK(storage::paraverDefaultStateName(5) == "Synchronization");
     CHECK(storage::paraverDefaultStateName(99).empty());
+    // As in BSC's modelfactors, Running is the only useful state of Paraver's table.
+    for (std::int64_t state = 0; !storage::paraverDefaultStateName(state).empty(); ++state) {
+        const std::string_view name = storage::paraverDefaultStateName(state);
+        INFO(name);
+        CHECK((storage::paraverStateRole(name) == Role::Useful) == (state == 1));
+    }
+    // A custom state table's own names stay useful.
+    CHECK(storage::paraverStateRole("Computing") == Role::Useful);
 }
 
 TEST_CASE("Paraver records into a MemoryTrace", "[paraver]") {
@@ -364,13 +375,13 @@ TEST_CASE("Paraver status, mode, annotation and deep event types", "[paraver]") 
     writeFile(dir / "t.pcf",
         "EVENT_TYPE\n0 60000006 OpenMP named-Lock\nVALUES\n0 Unlocked status\n"
         "3 Lock\n5 Unlock\n6 Locked status\n\n"
-        "EVENT_TYPE\n9 40000018 Tracing mode:\nVALUES\n1 Detailed\n2 Bursts\n\n"
+        "EVENT_TYPE\n9 45000000 Solver phase\nVALUES\n1 Detailed\n2 Bursts\n\n"
         "EVENT_TYPE\n0 70000001 Caller at level 1\nVALUES\n0 End\n1 main\n\n"
         "EVENT_TYPE\n0 60000019 User function\nVALUES\n0 End\n1 f\n");
     std::string prv = "#Paraver (d):1000_ns:1(1):1:1(1:1),0\n"
                       "2:1:1:1:1:10:60000006:3:70000001:1\n2:1:1:1:1:20:60000006:6\n"
                       "2:1:1:1:1:30:60000006:5\n2:1:1:1:1:40:60000006:0\n"
-                      "2:1:1:1:1:50:40000018:1\n2:1:1:1:1:60:40000018:2\n";
+                      "2:1:1:1:1:50:45000000:1\n2:1:1:1:1:60:45000000:2\n";
     for (int i = 0; i < 300; ++i)
         prv += "2:1:1:1:1:" + std::to_string(100 + i) + ":60000019:1\n";
     writeFile(dir / "t.prv", prv);
@@ -394,6 +405,83 @@ TEST_CASE("Paraver status, mode, annotation and deep event types", "[paraver]") 
     CHECK(stats.unclosedBegins == 256 + 1);  // the user functions and "Bursts"
     CHECK(stats.unmatchedEnds == 0);
     CHECK(stats.eventIntervals == 3 + 1 + 300 + 1);
+}
+
+TEST_CASE("Extrae's own states (application, init, flush, tracing mode) are marks without a "
+          "role",
+    "[paraver]") {
+    test::TempDir dir;
+    writeFile(dir / "t.pcf",
+        "STATES\n1 Running\n12 I/O\n15 Others\n\n"
+        "EVENT_TYPE\n6 40000001 Application\nVALUES\n0 End\n1 Begin\n\n"
+        "EVENT_TYPE\n6 40000002 Trace initialization\nVALUES\n0 End\n1 Begin\n\n"
+        "EVENT_TYPE\n6 40000003 Flushing Traces\nVALUES\n0 End\n1 Begin\n\n"
+        "EVENT_TYPE\n9 40000018 Tracing mode:\nVALUES\n1 Detailed\n2 CPU Bursts\n\n"
+        "EVENT_TYPE\n0 60000019 User function\nVALUES\n0 End\n1 solve\n");
+    // As Extrae writes them: init under state Others, a flush under state I/O, and the
+    // mode, set once, never ended.
+    writeFile(dir / "t.prv",
+        "#Paraver (d):1000_ns:1(1):1:1(1:1),0\n"
+        "1:1:1:1:1:0:10:15\n1:1:1:1:1:10:700:1\n1:1:1:1:1:700:800:12\n1:1:1:1:1:800:900:1\n"
+        "2:1:1:1:1:0:40000001:1:40000018:1\n2:1:1:1:1:0:40000002:1\n2:1:1:1:1:10:40000002:0\n"
+        "2:1:1:1:1:100:60000019:1\n2:1:1:1:1:200:60000019:0\n"
+        "2:1:1:1:1:700:40000003:1\n2:1:1:1:1:800:40000003:0\n2:1:1:1:1:900:40000001:0\n");
+    MemoryTrace trace;
+    ParaverImportStats stats = storage::importParaver(dir / "t.prv", trace);
+    const auto& intervals = trace.track(2).intervals;
+    REQUIRE(intervals.size() == 5);  // the four states and the user function
+    CHECK(text(trace, intervals[0].name) == "Others");
+    CHECK(intervals[0].role == model::Role::Runtime);
+    CHECK(text(trace, intervals[2].name) == "I/O");
+    CHECK(intervals[2].role == model::Role::Runtime);
+    CHECK(text(trace, intervals[4].name) == "solve");
+    CHECK(intervals[4].role == model::Role::Useful);
+    std::vector<std::string> marks;
+    for (const model::Instant& i : trace.track(2).instants)
+        marks.push_back(
+            std::to_string(i.timeNs) + " " + text(trace, i.category) + ": " + text(trace, i.name));
+    CHECK(marks
+        == std::vector<std::string> { "0 Application: Begin", "0 Tracing mode:: Detailed",
+            "0 Trace initialization: Begin", "10 Trace initialization: End",
+            "700 Flushing Traces: Begin", "800 Flushing Traces: End", "900 Application: End" });
+    CHECK(stats.unclosedBegins == 0);
+    CHECK(stats.warnings.empty());
+}
+
+TEST_CASE(
+    "Paraver records dropped or altered warn once per kind with the first line", "[paraver]") {
+    test::TempDir dir;
+    writeFile(dir / "t.pcf", "EVENT_TYPE\n0 60000019 User function\nVALUES\n0 End\n1 f\n");
+    std::string prv = "#Paraver (d):1000_ns:1(2):1:2(1:1,1:1),0\n"  // line 1
+                      "1:1:1:1:1:0:1000:1\n"  // 2
+                      "2:1:1:1:1:10:60000019:0\n"  // 3: an end with nothing open
+                      "2:1:1:1:1:20:60000019:1\n"  // 4
+                      "2:1:1:1:1:30:60000019:0\n"  // 5
+                      "2:1:1:1:1:40:60000019:0\n"  // 6: another
+                      "2:2:1:2:1:50:60000019:1\n"  // 7: opens at 50 ...
+                      "2:2:1:2:1:45:60000019:0\n"  // 8: ... and ends at 45
+                      "2:2:1:2:1:60:60000019:1\n";  // 9: never ends
+    for (int i = 0; i < 258; ++i)  // lines 10-267; the 257th open (line 266) is one too many
+        prv += "2:1:1:1:1:" + std::to_string(100 + i) + ":60000019:1\n";
+    prv += "2:1:1:1:1:500:6000";  // line 268, cut short
+    writeFile(dir / "t.prv", prv);
+    MemoryTrace trace;
+    ParaverImportStats stats = storage::importParaver(dir / "t.prv", trace);
+    CHECK(stats.unmatchedEnds == 2);
+    CHECK(stats.endsBeforeBegin == 1);
+    CHECK(stats.depthOverflows == 2);
+    CHECK(stats.unclosedBegins == 1 + 256);
+    CHECK(stats.truncated);
+    CHECK(stats.warnings
+        == std::vector<std::string> {
+            "1 records dropped: the file ends inside this record (first at line 268)",
+            "2 records dropped: event ends (value 0) with no open event of their type on "
+            "their thread (first at line 3)",
+            "257 records altered: events that never end, closed at the trace's end (first at "
+            "line 9)",
+            "1 records altered: events that end before they begin, made empty (first at line 8)",
+            "2 records altered: events closed early, more than 256 open of one type on a "
+            "thread (first at line 266)" });
 }
 
 TEST_CASE("Paraver malformed lines give a one-line InputError", "[paraver]") {
