@@ -3,11 +3,11 @@
 // The real EPOCH runs (1 to 16 ranks) and ImageMagick's OpenMP run are checked against a
 // computation made here straight from their state records, independent of the importer.
 
-#include "storage/efficiency_report.h"
-#include "storage/paraver_importer.h"
-#include "storage/store_builder.h"
-#include "storage/store_reader.h"
-#include "storage/trace_cut.h"
+#include "storage/analysis/efficiency_report.h"
+#include "storage/export/trace_cut.h"
+#include "storage/import/paraver/paraver_importer.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
 
 #include "tests/support/temp_dir.h"
 #include <catch2/catch.hpp>

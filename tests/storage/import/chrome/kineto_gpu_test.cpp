@@ -4,14 +4,14 @@
 
 #include "model/time_units.h"
 #include "model/workers.h"
-#include "storage/chrome_event_reader.h"
-#include "storage/chrome_json_importer.h"
-#include "storage/efficiency_report.h"
-#include "storage/format_detect.h"
-#include "storage/gzip_reader.h"
-#include "storage/memory_trace.h"
-#include "storage/store_builder.h"
-#include "storage/store_reader.h"
+#include "storage/analysis/efficiency_report.h"
+#include "storage/import/chrome/chrome_event_reader.h"
+#include "storage/import/chrome/chrome_json_importer.h"
+#include "storage/import/common/format_detect.h"
+#include "storage/import/common/gzip_reader.h"
+#include "storage/store/memory_trace.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
 
 #include "tests/support/temp_dir.h"
 #include <catch2/catch.hpp>
