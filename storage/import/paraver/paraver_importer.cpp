@@ -1,225 +1,15 @@
 #include "storage/import/paraver/paraver_importer.h"
 
 #include "storage/import/common/gzip_reader.h"
-#include "storage/store/input_error.h"
-#include "storage/store/trace_sink.h"
+#include "storage/import/paraver/paraver_importer_p.h"
 
 #include <algorithm>
-#include <array>
-#include <cctype>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
-#include <unordered_map>
 
 namespace strata::storage {
 
-namespace {
-
-using model::Role;
-using model::StringId;
-using model::TimeNs;
-using model::TrackId;
-
-std::string lowered(std::string_view s)
-{
-    std::string out(s);
-    for (char& c : out)
-        c = char(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
-bool containsAny(const std::string& s, std::initializer_list<std::string_view> words)
-{
-    for (std::string_view w : words) {
-        if (s.find(w) != std::string::npos)
-            return true;
-    }
-    return false;
-}
-
-/// Extrae's sampled call stacks (30000000-30999999) and MPI callers / caller lines
-/// (70000000-89999999): values that annotate a point in time and never end with a 0.
-bool isAnnotationType(std::int64_t type, std::string_view label)
-{
-    return (type >= 30000000 && type < 31000000) || (type >= 70000000 && type < 90000000)
-        || label.rfind("Sampled", 0) == 0 || label.rfind("Caller", 0) == 0;
-}
-
-/// Extrae's event types that record the tracing tool's own state rather than the
-/// application's: 40000001 "Application" (begin/end of the traced run), 40000002 "Trace
-/// initialization", 40000003 "Flushing Traces", 40000012 "Tracing" (enabled/disabled) and
-/// 40000018 "Tracing mode" (detailed/bursts). As ranges they would need a role, and they
-/// have none: the run, the tool's start-up and the mode span work of every kind, and the
-/// time the tool itself takes is already in the thread's states (Extrae writes "Others"
-/// for initialization and "I/O" for a flush). So they are imported as marks (instants),
-/// as Paraver draws them (flags).
-bool isToolStateType(std::int64_t type)
-{
-    return type == 40000001 || type == 40000002 || type == 40000003 || type == 40000012
-        || type == 40000018;
-}
-
-/// Open events per (thread, type) beyond this depth close the outermost one (bounded
-/// memory for streams that never send their 0s).
-constexpr std::size_t kMaxOpenDepth = 256;
-
-/// How the pairs of one event type are imported (see the header).
-enum class TypeKind : std::uint8_t { Counter, Stack, Replace, Sample, ToolState };
-
-struct TypeInfo
-{
-    TypeKind kind = TypeKind::Counter;
-    Role role = Role::Useful;
-    StringId category = model::kEmptyString;
-    std::string label;  ///< counter track name
-    const ParaverEventType* declaration = nullptr;
-    std::uint32_t slot = 0;  ///< dense index of the type, for per-thread tables
-    std::unordered_map<std::int64_t, StringId> valueNames;
-};
-
-struct OpenEvent
-{
-    TimeNs startNs = 0;
-    StringId name = model::kEmptyString;
-    std::uint32_t seq = 0;
-    std::uint64_t line = 0;  ///< of the begin, for the warning if it never ends
-};
-
-/// One import-report line for records dropped or altered: "N records dropped: WHAT
-/// (first at line L)", the format every importer's warnings share.
-std::string recordsWarning(
-    std::uint64_t count, std::string_view change, std::string_view what, std::uint64_t line)
-{
-    return std::to_string(count) + " records " + std::string(change) + ": " + std::string(what)
-        + " (first at line " + std::to_string(line) + ")";
-}
-
-/// Parses a signed integer field ending at ':' or at `end`; moves `p` past the ':'.
-inline bool nextInt(const char*& p, const char* end, std::int64_t& value)
-{
-    auto [ptr, ec] = std::from_chars(p, end, value);
-    if (ec != std::errc() || ptr == p)
-        return false;
-    if (ptr != end) {
-        if (*ptr != ':')
-            return false;
-        ++ptr;
-    }
-    p = ptr;
-    return true;
-}
-
-/// A counter value: an integer (unsigned 64-bit ones too) or a decimal number.
-inline bool nextValue(const char*& p, const char* end, double& value)
-{
-    std::int64_t i = 0;
-    const char* q = p;
-    if (nextInt(q, end, i)) {
-        p = q;
-        value = double(i);
-        return true;
-    }
-    std::uint64_t u = 0;
-    auto [ptr, ec] = std::from_chars(p, end, u);
-    if (ec != std::errc() || ptr == p) {
-        auto [dptr, dec] = std::from_chars(p, end, value);
-        if (dec != std::errc() || dptr == p)
-            return false;
-        ptr = dptr;
-    } else {
-        value = double(u);
-    }
-    if (ptr != end) {
-        if (*ptr != ':')
-            return false;
-        ++ptr;
-    }
-    p = ptr;
-    return true;
-}
-
-class Importer
-{
-public:
-    Importer(const std::filesystem::path& prv, TraceSink& sink, const ParaverImportOptions& options,
-        const ProgressFn& progress)
-        : m_path(prv)
-        , m_file(prv.string())
-        , m_sink(sink)
-        , m_options(options)
-        , m_progress(progress)
-    {}
-
-    ParaverImportStats run();
-
-private:
-    void readSideFiles();
-    void createTracks();
-    void handleHeader(std::string_view line);
-    void handleLine(const char* begin, const char* end);
-    void handleState(const char* p, const char* end);
-    void handleEvent(const char* p, const char* end);
-    void handleCommunication(const char* p, const char* end);
-    std::uint32_t threadIndex(std::int64_t appl, std::int64_t task, std::int64_t thread);
-    TimeNs toNs(std::int64_t t, const char* what);
-    TypeInfo& typeInfo(std::int64_t type);
-    StringId valueName(TypeInfo& info, std::int64_t value);
-    void addEventPair(std::uint32_t thread, TimeNs time, std::int64_t type, double value,
-        std::int64_t intValue, bool isInt);
-    void closeOpen(std::uint32_t thread, const TypeInfo& info, const OpenEvent& open, TimeNs end);
-    void finish();
-    [[noreturn]] void fail(const std::string& what) const
-    {
-        throw InputError::atLine(m_file, m_lineNumber, what);
-    }
-    /// Reads the leading numeric fields of a record (field 2 on, after the record type),
-    /// failing with the field's name and the record's layout.
-    template<std::size_t N>
-    std::array<std::int64_t, N> readFields(const char*& p, const char* end,
-        const std::array<const char*, N>& names, const char* layout) const
-    {
-        std::array<std::int64_t, N> f {};
-        for (std::size_t i = 0; i < N; ++i) {
-            if (p == end || !nextInt(p, end, f[i]))
-                fail(std::string("expected ") + names[i] + " (a number) as field "
-                    + std::to_string(i + 2) + layout);
-        }
-        return f;
-    }
-
-    std::filesystem::path m_path;
-    std::string m_file;
-    TraceSink& m_sink;
-    ParaverImportOptions m_options;
-    const ProgressFn& m_progress;
-    ParaverImportStats m_stats;
-    ParaverPcf m_pcf;
-    ParaverRow m_row;
-    bool m_headerSeen = false;
-    std::uint64_t m_lineNumber = 0;
-
-    // Process model: thread index = m_taskBase[appl-1][task-1] + thread-1.
-    std::vector<std::vector<std::uint32_t>> m_taskBase;
-    std::vector<std::vector<int>> m_taskThreads;
-    std::vector<TrackId> m_threadTracks;
-    std::vector<std::uint32_t> m_threadSeq;
-
-    std::unordered_map<std::int64_t, std::pair<StringId, Role>> m_stateNames;
-    std::unordered_map<std::int64_t, TypeInfo> m_types;  // node-based: pointers stay valid
-    std::int64_t m_lastTypeId = -1;
-    TypeInfo* m_lastType = nullptr;
-    std::vector<std::vector<TrackId>> m_counterTracks;  ///< [thread][type slot]
-    std::unordered_map<std::uint64_t, std::vector<OpenEvent>> m_open;
-    StringId m_stateCategory = model::kEmptyString;
-    StringId m_messageName = model::kEmptyString;
-    TimeNs m_maxTimeNs = 0;
-    // The first line of each anomaly, set where it is counted (never on the normal path).
-    std::uint64_t m_firstUnmatchedEndLine = 0;
-    std::uint64_t m_firstEndBeforeBeginLine = 0;
-    std::uint64_t m_firstDepthOverflowLine = 0;
-};
-
+namespace paraver_detail {
 ParaverImportStats Importer::run()
 {
     readSideFiles();
@@ -298,100 +88,6 @@ ParaverImportStats Importer::run()
     return std::move(m_stats);
 }
 
-void Importer::readSideFiles()
-{
-    std::filesystem::path base = m_path;
-    if (base.extension() == ".gz")
-        base.replace_extension();
-    base.replace_extension();
-    std::filesystem::path pcf = m_options.pcf.value_or(std::filesystem::path(base) += ".pcf");
-    std::filesystem::path row = m_options.row.value_or(std::filesystem::path(base) += ".row");
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(pcf, ec)) {
-        m_pcf = parseParaverPcf(pcf);
-        m_stats.hasPcf = true;
-    } else if (m_options.pcf) {
-        throw InputError(pcf.string() + ": cannot be read");
-    }
-    if (std::filesystem::is_regular_file(row, ec)) {
-        m_row = parseParaverRow(row);
-        m_stats.hasRow = true;
-    } else if (m_options.row) {
-        throw InputError(row.string() + ": cannot be read");
-    }
-    m_stats.stateNames = m_pcf.states;
-    m_stats.stateColors = m_pcf.stateColors;
-}
-
-void Importer::handleHeader(std::string_view line)
-{
-    ParaverHeader header = parseParaverHeader(line, m_file, m_pcf.unitNs.value_or(model::kNsPerUs));
-    m_stats.header = header;
-    m_headerSeen = true;
-    if (!header.unitGiven) {
-        m_stats.warnings.push_back(std::string("the header's end time has no unit: using ")
-            + (m_pcf.unitNs ? "the .pcf UNITS" : "microseconds") + " (" + header.unitName + ")");
-    }
-    createTracks();
-    m_sink.setMeta("source_format", "paraver");
-    m_sink.setMeta("time_unit", header.unitName);
-    m_sink.setMeta("paraver_date", header.date);
-    m_sink.setMeta("paraver_end_ns", std::to_string(header.endNs));
-    for (const auto& [state, color] : m_pcf.stateColors) {
-        auto name = m_pcf.states.find(state);
-        if (name == m_pcf.states.end())
-            continue;
-        char hex[8];
-        std::snprintf(hex, sizeof hex, "#%02x%02x%02x", color.r, color.g, color.b);
-        m_sink.setMeta("paraver.state_color." + name->second, hex);
-    }
-}
-
-void Importer::createTracks()
-{
-    const ParaverHeader& header = m_stats.header;
-    auto label = [&](const char* level, std::size_t index, std::string fallback) {
-        auto it = m_row.find(level);
-        if (it != m_row.end() && index < it->second.size() && !it->second[index].empty())
-            return it->second[index];
-        return fallback;
-    };
-    int nodes = header.nodes;
-    for (const auto& appl : header.applications) {
-        for (const ParaverTask& task : appl)
-            nodes = std::max(nodes, task.node);
-    }
-    std::vector<TrackId> nodeTracks;
-    for (int n = 1; n <= nodes; ++n) {
-        nodeTracks.push_back(m_sink.addTrack(model::kNoTrack, model::ResourceKind::Node,
-            label("NODE", std::size_t(n - 1), "node " + std::to_string(n)), n));
-    }
-    std::uint32_t threadIndex = 0;
-    std::size_t taskIndex = 0;
-    for (std::size_t a = 0; a < header.applications.size(); ++a) {
-        const auto& appl = header.applications[a];
-        m_taskBase.emplace_back();
-        m_taskThreads.emplace_back();
-        for (std::size_t t = 0; t < appl.size(); ++t, ++taskIndex) {
-            const ParaverTask& task = appl[t];
-            const std::string at = std::to_string(a + 1) + "." + std::to_string(t + 1);
-            TrackId parent =
-                nodeTracks.empty() ? model::kNoTrack : nodeTracks[std::size_t(task.node - 1)];
-            TrackId process = m_sink.addTrack(parent, model::ResourceKind::Process,
-                label("TASK", taskIndex, "task " + at), std::int64_t(taskIndex));
-            m_taskBase.back().push_back(threadIndex);
-            m_taskThreads.back().push_back(task.threads);
-            for (int h = 1; h <= task.threads; ++h, ++threadIndex) {
-                m_threadTracks.push_back(m_sink.addTrack(process, model::ResourceKind::Thread,
-                    label("THREAD", threadIndex, "thread " + at + "." + std::to_string(h)),
-                    std::int64_t(threadIndex)));
-            }
-        }
-    }
-    m_threadSeq.assign(m_threadTracks.size(), 0);
-    m_counterTracks.assign(m_threadTracks.size(), {});
-}
-
 void Importer::handleLine(const char* begin, const char* end)
 {
     if (!m_headerSeen) {
@@ -443,20 +139,6 @@ void Importer::handleLine(const char* begin, const char* end)
     fail("expected a record '1:' (state), '2:' (event), '3:' (communication), '4:' or a "
          "communicator line 'c:', not '"
         + std::string(shown) + "'");
-}
-
-std::uint32_t Importer::threadIndex(std::int64_t appl, std::int64_t task, std::int64_t thread)
-{
-    if (appl >= 1 && std::size_t(appl) <= m_taskBase.size()) {
-        const auto& bases = m_taskBase[std::size_t(appl - 1)];
-        if (task >= 1 && std::size_t(task) <= bases.size()) {
-            const int threads = m_taskThreads[std::size_t(appl - 1)][std::size_t(task - 1)];
-            if (thread >= 1 && thread <= threads)
-                return bases[std::size_t(task - 1)] + std::uint32_t(thread - 1);
-        }
-    }
-    fail("expected a thread declared in the header, not appl:task:thread " + std::to_string(appl)
-        + ":" + std::to_string(task) + ":" + std::to_string(thread));
 }
 
 TimeNs Importer::toNs(std::int64_t t, const char* what)
@@ -737,7 +419,9 @@ void Importer::handleCommunication(const char* p, const char* end)
     ++m_stats.flows;
 }
 
-}  // namespace
+}  // namespace paraver_detail
+
+using namespace paraver_detail;
 
 Role paraverStateRole(std::string_view name)
 {

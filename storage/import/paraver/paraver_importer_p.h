@@ -1,0 +1,226 @@
+#pragma once
+// The Paraver importer's parts, shared by its two files: paraver_process_model.cpp reads
+// the header, the .pcf and the .row and creates the tracks of the process model;
+// paraver_importer.cpp streams the records into them. Private to storage/import/paraver.
+
+#include "storage/import/paraver/paraver_importer.h"
+#include "storage/store/input_error.h"
+#include "storage/store/trace_sink.h"
+
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace strata::storage::paraver_detail {
+
+
+using model::Role;
+using model::StringId;
+using model::TimeNs;
+using model::TrackId;
+
+inline std::string lowered(std::string_view s)
+{
+    std::string out(s);
+    for (char& c : out)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+inline bool containsAny(const std::string& s, std::initializer_list<std::string_view> words)
+{
+    for (std::string_view w : words) {
+        if (s.find(w) != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
+/// Extrae's sampled call stacks (30000000-30999999) and MPI callers / caller lines
+/// (70000000-89999999): values that annotate a point in time and never end with a 0.
+inline bool isAnnotationType(std::int64_t type, std::string_view label)
+{
+    return (type >= 30000000 && type < 31000000) || (type >= 70000000 && type < 90000000)
+        || label.rfind("Sampled", 0) == 0 || label.rfind("Caller", 0) == 0;
+}
+
+/// Extrae's event types that record the tracing tool's own state rather than the
+/// application's: 40000001 "Application" (begin/end of the traced run), 40000002 "Trace
+/// initialization", 40000003 "Flushing Traces", 40000012 "Tracing" (enabled/disabled) and
+/// 40000018 "Tracing mode" (detailed/bursts). As ranges they would need a role, and they
+/// have none: the run, the tool's start-up and the mode span work of every kind, and the
+/// time the tool itself takes is already in the thread's states (Extrae writes "Others"
+/// for initialization and "I/O" for a flush). So they are imported as marks (instants),
+/// as Paraver draws them (flags).
+inline bool isToolStateType(std::int64_t type)
+{
+    return type == 40000001 || type == 40000002 || type == 40000003 || type == 40000012
+        || type == 40000018;
+}
+
+/// Open events per (thread, type) beyond this depth close the outermost one (bounded
+/// memory for streams that never send their 0s).
+constexpr std::size_t kMaxOpenDepth = 256;
+
+/// How the pairs of one event type are imported (see the header).
+enum class TypeKind : std::uint8_t { Counter, Stack, Replace, Sample, ToolState };
+
+struct TypeInfo
+{
+    TypeKind kind = TypeKind::Counter;
+    Role role = Role::Useful;
+    StringId category = model::kEmptyString;
+    std::string label;  ///< counter track name
+    const ParaverEventType* declaration = nullptr;
+    std::uint32_t slot = 0;  ///< dense index of the type, for per-thread tables
+    std::unordered_map<std::int64_t, StringId> valueNames;
+};
+
+struct OpenEvent
+{
+    TimeNs startNs = 0;
+    StringId name = model::kEmptyString;
+    std::uint32_t seq = 0;
+    std::uint64_t line = 0;  ///< of the begin, for the warning if it never ends
+};
+
+/// One import-report line for records dropped or altered: "N records dropped: WHAT
+/// (first at line L)", the format every importer's warnings share.
+inline std::string recordsWarning(
+    std::uint64_t count, std::string_view change, std::string_view what, std::uint64_t line)
+{
+    return std::to_string(count) + " records " + std::string(change) + ": " + std::string(what)
+        + " (first at line " + std::to_string(line) + ")";
+}
+
+/// Parses a signed integer field ending at ':' or at `end`; moves `p` past the ':'.
+inline bool nextInt(const char*& p, const char* end, std::int64_t& value)
+{
+    auto [ptr, ec] = std::from_chars(p, end, value);
+    if (ec != std::errc() || ptr == p)
+        return false;
+    if (ptr != end) {
+        if (*ptr != ':')
+            return false;
+        ++ptr;
+    }
+    p = ptr;
+    return true;
+}
+
+/// A counter value: an integer (unsigned 64-bit ones too) or a decimal number.
+inline bool nextValue(const char*& p, const char* end, double& value)
+{
+    std::int64_t i = 0;
+    const char* q = p;
+    if (nextInt(q, end, i)) {
+        p = q;
+        value = double(i);
+        return true;
+    }
+    std::uint64_t u = 0;
+    auto [ptr, ec] = std::from_chars(p, end, u);
+    if (ec != std::errc() || ptr == p) {
+        auto [dptr, dec] = std::from_chars(p, end, value);
+        if (dec != std::errc() || dptr == p)
+            return false;
+        ptr = dptr;
+    } else {
+        value = double(u);
+    }
+    if (ptr != end) {
+        if (*ptr != ':')
+            return false;
+        ++ptr;
+    }
+    p = ptr;
+    return true;
+}
+
+class Importer
+{
+public:
+    Importer(const std::filesystem::path& prv, TraceSink& sink, const ParaverImportOptions& options,
+        const ProgressFn& progress)
+        : m_path(prv)
+        , m_file(prv.string())
+        , m_sink(sink)
+        , m_options(options)
+        , m_progress(progress)
+    {}
+
+    ParaverImportStats run();
+
+private:
+    void readSideFiles();
+    void createTracks();
+    void handleHeader(std::string_view line);
+    void handleLine(const char* begin, const char* end);
+    void handleState(const char* p, const char* end);
+    void handleEvent(const char* p, const char* end);
+    void handleCommunication(const char* p, const char* end);
+    std::uint32_t threadIndex(std::int64_t appl, std::int64_t task, std::int64_t thread);
+    TimeNs toNs(std::int64_t t, const char* what);
+    TypeInfo& typeInfo(std::int64_t type);
+    StringId valueName(TypeInfo& info, std::int64_t value);
+    void addEventPair(std::uint32_t thread, TimeNs time, std::int64_t type, double value,
+        std::int64_t intValue, bool isInt);
+    void closeOpen(std::uint32_t thread, const TypeInfo& info, const OpenEvent& open, TimeNs end);
+    void finish();
+    [[noreturn]] void fail(const std::string& what) const
+    {
+        throw InputError::atLine(m_file, m_lineNumber, what);
+    }
+    /// Reads the leading numeric fields of a record (field 2 on, after the record type),
+    /// failing with the field's name and the record's layout.
+    template<std::size_t N>
+    std::array<std::int64_t, N> readFields(const char*& p, const char* end,
+        const std::array<const char*, N>& names, const char* layout) const
+    {
+        std::array<std::int64_t, N> f {};
+        for (std::size_t i = 0; i < N; ++i) {
+            if (p == end || !nextInt(p, end, f[i]))
+                fail(std::string("expected ") + names[i] + " (a number) as field "
+                    + std::to_string(i + 2) + layout);
+        }
+        return f;
+    }
+
+    std::filesystem::path m_path;
+    std::string m_file;
+    TraceSink& m_sink;
+    ParaverImportOptions m_options;
+    const ProgressFn& m_progress;
+    ParaverImportStats m_stats;
+    ParaverPcf m_pcf;
+    ParaverRow m_row;
+    bool m_headerSeen = false;
+    std::uint64_t m_lineNumber = 0;
+
+    // Process model: thread index = m_taskBase[appl-1][task-1] + thread-1.
+    std::vector<std::vector<std::uint32_t>> m_taskBase;
+    std::vector<std::vector<int>> m_taskThreads;
+    std::vector<TrackId> m_threadTracks;
+    std::vector<std::uint32_t> m_threadSeq;
+
+    std::unordered_map<std::int64_t, std::pair<StringId, Role>> m_stateNames;
+    std::unordered_map<std::int64_t, TypeInfo> m_types;  // node-based: pointers stay valid
+    std::int64_t m_lastTypeId = -1;
+    TypeInfo* m_lastType = nullptr;
+    std::vector<std::vector<TrackId>> m_counterTracks;  ///< [thread][type slot]
+    std::unordered_map<std::uint64_t, std::vector<OpenEvent>> m_open;
+    StringId m_stateCategory = model::kEmptyString;
+    StringId m_messageName = model::kEmptyString;
+    TimeNs m_maxTimeNs = 0;
+    // The first line of each anomaly, set where it is counted (never on the normal path).
+    std::uint64_t m_firstUnmatchedEndLine = 0;
+    std::uint64_t m_firstEndBeforeBeginLine = 0;
+    std::uint64_t m_firstDepthOverflowLine = 0;
+};
+
+}  // namespace strata::storage::paraver_detail

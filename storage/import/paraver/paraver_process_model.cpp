@@ -1,0 +1,121 @@
+// The Paraver importer's process model: the .pcf and .row beside the trace, the header
+// (applications > tasks > threads, the time unit, the end time), and the tracks created
+// from them up front; the records are streamed by paraver_importer.cpp.
+
+#include "storage/import/paraver/paraver_importer_p.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace strata::storage::paraver_detail {
+
+void Importer::readSideFiles()
+{
+    std::filesystem::path base = m_path;
+    if (base.extension() == ".gz")
+        base.replace_extension();
+    base.replace_extension();
+    std::filesystem::path pcf = m_options.pcf.value_or(std::filesystem::path(base) += ".pcf");
+    std::filesystem::path row = m_options.row.value_or(std::filesystem::path(base) += ".row");
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(pcf, ec)) {
+        m_pcf = parseParaverPcf(pcf);
+        m_stats.hasPcf = true;
+    } else if (m_options.pcf) {
+        throw InputError(pcf.string() + ": cannot be read");
+    }
+    if (std::filesystem::is_regular_file(row, ec)) {
+        m_row = parseParaverRow(row);
+        m_stats.hasRow = true;
+    } else if (m_options.row) {
+        throw InputError(row.string() + ": cannot be read");
+    }
+    m_stats.stateNames = m_pcf.states;
+    m_stats.stateColors = m_pcf.stateColors;
+}
+
+void Importer::handleHeader(std::string_view line)
+{
+    ParaverHeader header = parseParaverHeader(line, m_file, m_pcf.unitNs.value_or(model::kNsPerUs));
+    m_stats.header = header;
+    m_headerSeen = true;
+    if (!header.unitGiven) {
+        m_stats.warnings.push_back(std::string("the header's end time has no unit: using ")
+            + (m_pcf.unitNs ? "the .pcf UNITS" : "microseconds") + " (" + header.unitName + ")");
+    }
+    createTracks();
+    m_sink.setMeta("source_format", "paraver");
+    m_sink.setMeta("time_unit", header.unitName);
+    m_sink.setMeta("paraver_date", header.date);
+    m_sink.setMeta("paraver_end_ns", std::to_string(header.endNs));
+    for (const auto& [state, color] : m_pcf.stateColors) {
+        auto name = m_pcf.states.find(state);
+        if (name == m_pcf.states.end())
+            continue;
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "#%02x%02x%02x", color.r, color.g, color.b);
+        m_sink.setMeta("paraver.state_color." + name->second, hex);
+    }
+}
+
+void Importer::createTracks()
+{
+    const ParaverHeader& header = m_stats.header;
+    auto label = [&](const char* level, std::size_t index, std::string fallback) {
+        auto it = m_row.find(level);
+        if (it != m_row.end() && index < it->second.size() && !it->second[index].empty())
+            return it->second[index];
+        return fallback;
+    };
+    int nodes = header.nodes;
+    for (const auto& appl : header.applications) {
+        for (const ParaverTask& task : appl)
+            nodes = std::max(nodes, task.node);
+    }
+    std::vector<TrackId> nodeTracks;
+    for (int n = 1; n <= nodes; ++n) {
+        nodeTracks.push_back(m_sink.addTrack(model::kNoTrack, model::ResourceKind::Node,
+            label("NODE", std::size_t(n - 1), "node " + std::to_string(n)), n));
+    }
+    std::uint32_t threadIndex = 0;
+    std::size_t taskIndex = 0;
+    for (std::size_t a = 0; a < header.applications.size(); ++a) {
+        const auto& appl = header.applications[a];
+        m_taskBase.emplace_back();
+        m_taskThreads.emplace_back();
+        for (std::size_t t = 0; t < appl.size(); ++t, ++taskIndex) {
+            const ParaverTask& task = appl[t];
+            const std::string at = std::to_string(a + 1) + "." + std::to_string(t + 1);
+            TrackId parent =
+                nodeTracks.empty() ? model::kNoTrack : nodeTracks[std::size_t(task.node - 1)];
+            TrackId process = m_sink.addTrack(parent, model::ResourceKind::Process,
+                label("TASK", taskIndex, "task " + at), std::int64_t(taskIndex));
+            m_taskBase.back().push_back(threadIndex);
+            m_taskThreads.back().push_back(task.threads);
+            for (int h = 1; h <= task.threads; ++h, ++threadIndex) {
+                m_threadTracks.push_back(m_sink.addTrack(process, model::ResourceKind::Thread,
+                    label("THREAD", threadIndex, "thread " + at + "." + std::to_string(h)),
+                    std::int64_t(threadIndex)));
+            }
+        }
+    }
+    m_threadSeq.assign(m_threadTracks.size(), 0);
+    m_counterTracks.assign(m_threadTracks.size(), {});
+}
+
+std::uint32_t Importer::threadIndex(std::int64_t appl, std::int64_t task, std::int64_t thread)
+{
+    if (appl >= 1 && std::size_t(appl) <= m_taskBase.size()) {
+        const auto& bases = m_taskBase[std::size_t(appl - 1)];
+        if (task >= 1 && std::size_t(task) <= bases.size()) {
+            const int threads = m_taskThreads[std::size_t(appl - 1)][std::size_t(task - 1)];
+            if (thread >= 1 && thread <= threads)
+                return bases[std::size_t(task - 1)] + std::uint32_t(thread - 1);
+        }
+    }
+    fail("expected a thread declared in the header, not appl:task:thread " + std::to_string(appl)
+        + ":" + std::to_string(task) + ":" + std::to_string(thread));
+}
+
+}  // namespace strata::storage::paraver_detail
