@@ -24,7 +24,7 @@ std::filesystem::path demoStore()
     const std::filesystem::path path = cacheFolder() / ("demo-" STRATA_VERSION ".strata");
     if (!std::filesystem::exists(path)) {
         std::filesystem::create_directories(path.parent_path());
-        ProgressBar bar("building the demo trace");
+        ProgressBar bar("building the demo trace", "events");
         storage::StoreBuilder builder(path);
         storage::SynthOptions options;
         options.events = 400000;
