@@ -45,12 +45,20 @@ FileIdentity identity(const std::filesystem::path& path)
     return { st.st_dev, st.st_ino, st.st_mtim };
 }
 
-/// Copies `from` into `dir` and returns the copy's path.
-std::filesystem::path copyInto(const test::TempDir& dir, const std::filesystem::path& from)
+/// Copies of these real traces (paths under ../shared/data/real) in `dir`, or none when
+/// the shared real-trace folder is not here.
+std::vector<std::filesystem::path> realCopies(
+    const test::TempDir& dir, std::initializer_list<const char*> relatives)
 {
-    const std::filesystem::path to = dir / from.filename().string();
-    std::filesystem::copy_file(from, to);
-    return to;
+    std::vector<std::filesystem::path> copies;
+    for (const char* relative : relatives) {
+        const std::filesystem::path from = test::realTrace(relative);
+        if (from.empty())
+            return {};
+        copies.push_back(dir / from.filename().string());
+        std::filesystem::copy_file(from, copies.back());
+    }
+    return copies;
 }
 
 }  // namespace
@@ -119,41 +127,42 @@ TEST_CASE(
 }
 
 TEST_CASE("issue 14: strata with several rank files opens them as one run", "[cli][open][real]") {
-    const auto rank0 = test::realTrace("h100/kineto_ddp_rank0.json.gz");
-    const auto rank1 = test::realTrace("h100/kineto_ddp_rank1.json.gz");
-    if (rank0.empty() || rank1.empty())
-        return;  // the shared real-trace folder is not here
     test::TempDir dir;
-    const auto a = copyInto(dir, rank0), b = copyInto(dir, rank1);
-    const auto opened = test::runStrata({ a.string(), b.string() }, { dir.path(), {} });
+    const auto copies =
+        realCopies(dir, { "h100/kineto_ddp_rank0.json.gz", "h100/kineto_ddp_rank1.json.gz" });
+    if (copies.empty())
+        return;  // the shared real-trace folder is not here
+    const auto opened =
+        test::runStrata({ copies[0].string(), copies[1].string() }, { dir.path(), {} });
     INFO(opened.err);
     REQUIRE(opened.exitCode == 0);
     const auto store = dir / "kineto_ddp_rank0.json.gz+1.strata";
     REQUIRE(std::filesystem::exists(store));
     const std::string info = test::runStrata({ "info", "--json", store.string() }).out;
     CHECK_THAT(info, Catch::Contains("\"interval\":" + std::to_string(10384 + 10411) + ","));
-    CHECK(slurp(a) == slurp(rank0));
-    CHECK(slurp(b) == slurp(rank1));
+    CHECK(slurp(copies[0]) == slurp(test::realTrace("h100/kineto_ddp_rank0.json.gz")));
+    CHECK(slurp(copies[1]) == slurp(test::realTrace("h100/kineto_ddp_rank1.json.gz")));
 }
 
 TEST_CASE("issue 14: strata with a trace and its NVML counter log opens both as one store",
     "[cli][open][real]") {
-    const auto kineto = test::realTrace("h100/kineto_gpt_train_1gpu.json.gz");
-    const auto nvml = test::realTrace("h100/nvml_counters_1gpu.csv");
-    if (kineto.empty() || nvml.empty())
-        return;  // the shared real-trace folder is not here
     test::TempDir dir;
-    const auto trace = copyInto(dir, kineto), counters = copyInto(dir, nvml);
-    // The first step of the README: no display at all, HOME in a fresh folder.
-    const auto alone = test::runStrata(
-        { trace.filename().string() }, { dir.path(), "HOME=" + (dir / "home").string() });
+    const auto copies =
+        realCopies(dir, { "h100/kineto_gpt_train_1gpu.json.gz", "h100/nvml_counters_1gpu.csv" });
+    if (copies.empty())
+        return;  // the shared real-trace folder is not here
+    const std::string trace = slurp(copies[0]), counters = slurp(copies[1]);
+    const test::RunOptions noDisplayAtAll { dir.path(), "HOME=" + (dir / "home").string() };
+
+    // The first step of the README, as a new user takes it.
+    const auto alone = test::runStrata({ copies[0].filename().string() }, noDisplayAtAll);
     INFO(alone.err);
     CHECK(alone.exitCode == 0);
     CHECK(std::filesystem::exists(dir / "kineto_gpt_train_1gpu.json.gz.strata"));
-    CHECK(slurp(trace) == slurp(kineto));
+    CHECK(slurp(copies[0]) == trace);
 
-    const auto opened = test::runStrata({ trace.filename().string(), counters.filename().string() },
-        { dir.path(), "HOME=" + (dir / "home").string() });
+    const auto opened = test::runStrata(
+        { copies[0].filename().string(), copies[1].filename().string() }, noDisplayAtAll);
     INFO(opened.err);
     REQUIRE(opened.exitCode == 0);
     const auto store = dir / "kineto_gpt_train_1gpu.json.gz+1.strata";
@@ -161,6 +170,6 @@ TEST_CASE("issue 14: strata with a trace and its NVML counter log opens both as 
     const std::string info = test::runStrata({ "info", "--json", store.string() }).out;
     CHECK_THAT(info, Catch::Contains("\"interval\":32148,"));
     CHECK_THAT(info, !Catch::Contains("\"counter\":0,"));
-    CHECK(slurp(trace) == slurp(kineto));
-    CHECK(slurp(counters) == slurp(nvml));
+    CHECK(slurp(copies[0]) == trace);
+    CHECK(slurp(copies[1]) == counters);
 }
