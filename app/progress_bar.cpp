@@ -55,10 +55,14 @@ bool ProgressBar::update(std::uint64_t done, std::uint64_t total)
     if (!m_enabled)
         return true;
     const auto now = std::chrono::steady_clock::now();
-    if (m_drawn && now - m_last < std::chrono::milliseconds(100) && done < total)
+    // The last frame is drawn once: importers that read ahead report "all done" many
+    // times while they still work.
+    const bool complete = done >= total;
+    if (m_drawn && now - m_last < std::chrono::milliseconds(100) && (!complete || m_drawnComplete))
         return true;
     m_last = now;
     m_drawn = true;
+    m_drawnComplete = complete;
     const double seconds = std::chrono::duration<double>(now - m_start).count();
     std::fprintf(stderr, "\r\033[K%s", progressLine(m_label, done, total, seconds, m_unit).c_str());
     std::fflush(stderr);

@@ -41,6 +41,7 @@ private:
     std::string m_unit;
     bool m_enabled;
     bool m_drawn = false;
+    bool m_drawnComplete = false;  ///< the frame on screen shows done == total
     std::chrono::steady_clock::time_point m_start;
     std::chrono::steady_clock::time_point m_last;
 };
