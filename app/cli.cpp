@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <string_view>
 
 namespace strata::app {
@@ -23,9 +24,45 @@ constexpr const char* kUsage = R"(usage:
   strata cut STORE -o OUT.strata|OUT.json|OUT.json.gz|OUT.prv [--window T0:T1] [--tracks REGEX] [--filter EXPR] [--rebase]
   strata synth -o OUT.json|OUT.json.gz|OUT.prv|OUT.strata --events N [--ranks R] [--seed S]
   strata bench [--quick] [--json] [--events N] [--queries N] [--no-ingest] [--store STORE]
-  strata [FILE]          # the GUI
+  strata [FILE...]       # the GUI: a store, or traces as ingest takes them (the demo when no FILE)
 Times accept units: 12.5ms, 300us, 42ns, 2s (plain numbers are ns).
 )";
+
+/// The usage lines of one command (with their continuation lines and the last line),
+/// or empty for an unknown one.
+std::string commandUsage(const std::string& command)
+{
+    const std::string_view usage(kUsage);
+    const std::string head = "  strata " + command + " ";
+    std::string out;
+    bool inCommand = false;
+    for (std::size_t at = 0; at < usage.size();) {
+        const std::size_t end = usage.find('\n', at) + 1;
+        const std::string_view line = usage.substr(at, end - at);
+        at = end;
+        if (line.starts_with("  strata "))
+            inCommand = line.starts_with(head);
+        else if (!line.starts_with("   "))
+            inCommand = false;
+        if (inCommand)
+            out += line;
+    }
+    if (out.empty())
+        return out;
+    return "usage:\n" + out + std::string(usage.substr(usage.rfind('\n', usage.size() - 2) + 1));
+}
+
+/// True when the arguments ask for help (before any "--").
+bool asksForHelp(const Args& args)
+{
+    for (const std::string& a : args) {
+        if (a == "--")
+            return false;
+        if (a == "--help" || a == "-h")
+            return true;
+    }
+    return false;
+}
 
 } // namespace
 
@@ -37,6 +74,12 @@ int runCli(int argc, char** argv)
     try {
         if (command == "--help" || command == "-h" || command == "help") {
             std::fputs(kUsage, stdout);
+            return kExitOk;
+        }
+        if (asksForHelp(rest)) {
+            // A command's own lines; after FILE (the GUI), all of them.
+            const std::string usage = commandUsage(command);
+            std::fputs(usage.empty() ? kUsage : usage.c_str(), stdout);
             return kExitOk;
         }
         if (command == "--version") {

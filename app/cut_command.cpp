@@ -5,6 +5,7 @@
 #include "app/arg_parser.h"
 #include "app/commands.h"
 #include "app/cut_job.h"
+#include "app/output_guard.h"
 #include "app/progress_bar.h"
 #include "model/filter_expression.h"
 #include "storage/export/trace_cut.h"
@@ -57,15 +58,15 @@ int cutCommand(const Args& args)
         }
     }
 
-    std::error_code ec;
-    if (std::filesystem::equivalent(input, *output, ec))
-        throw UsageError { "cut would overwrite its input '" + input.string() + "'" };
+    checkOutputSparesInputs(*output, { input });
+    if (std::filesystem::path(*output).extension() == ".strata")
+        checkStoreOutputReplaceable(*output);
 
     const auto started = std::chrono::steady_clock::now();
     storage::StoreReader::Options readerOptions;
     readerOptions.cacheBytes = 8u << 20;  // the cut reads tiles uncached; queries are not made
     storage::StoreReader store(input, readerOptions);
-    ProgressBar bar("cutting");
+    ProgressBar bar("cutting", "events");
     options.progress = bar.callback();
     const storage::CutStats stats = cutToFile(store, *output, options);
     const double seconds =

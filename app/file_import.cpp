@@ -37,16 +37,53 @@ public:
     {
         for (const std::string& line : lines)
             m_warnings.push_back(m_input + ": warning: " + line);
+        if (!lines.empty())
+            m_lastWarning = lines.back();
         row("warnings", lines.size());
     }
-    std::vector<std::string> takeWarnings() { return std::move(m_warnings); }
+    ImportResult take(std::string noEventsReason)
+    {
+        if (noEventsReason.empty())
+            noEventsReason =
+                m_warnings.empty() ? "the file holds no event that Strata imports" : m_lastWarning;
+        return { std::move(m_warnings), std::move(noEventsReason) };
+    }
 
 private:
     storage::StoreBuilder& m_builder;
     std::string m_prefix;
     std::string m_input;
     std::vector<std::string> m_warnings;
+    std::string m_lastWarning;
 };
+
+/// Why a Chrome import sent no event, from its counts: the cut-off point of a truncated
+/// file, an empty traceEvents, only metadata, or what dropped every event.
+std::string chromeNoEventsReason(const storage::ImportStats& stats)
+{
+    const std::uint64_t metadata = stats.phase("M");
+    std::string reason;
+    if (stats.truncated)
+        reason = "truncated at byte " + std::to_string(stats.bytes) + " (of the JSON text) ";
+    if (stats.totalEvents == 0)
+        return reason + (stats.truncated ? "before the first event" : "traceEvents is empty");
+    if (metadata == stats.totalEvents)
+        return reason
+            + (stats.truncated ? "with only metadata before it" : "it holds only metadata") + " ("
+            + std::to_string(metadata) + (metadata == 1 ? " \"M\" event)" : " \"M\" events)");
+    reason += (stats.truncated ? "and " : "") + std::string("all ")
+        + std::to_string(stats.totalEvents - metadata) + " of its events were dropped";
+    std::string why;
+    for (const storage::ImportStatRow& row : stats.rows()) {
+        if (row.value > 0 && row.severity != storage::StatSeverity::Info && row.name != "truncated")
+            why +=
+                (why.empty() ? "" : ", ") + std::string(row.name) + " " + std::to_string(row.value);
+    }
+    if (stats.unknownPhases > 0)
+        why += (why.empty() ? "" : ", ") + std::string("unknown_phases ")
+            + std::to_string(stats.unknownPhases);
+    return reason + (why.empty() ? "" : " (" + why + ")");
+}
 
 } // namespace
 
@@ -70,9 +107,9 @@ bool isSupported(TraceFormat format)
     }
 }
 
-std::vector<std::string> importFile(const std::filesystem::path& input, TraceFormat format, storage::TraceSink& sink,
-                                    storage::StoreBuilder& builder, std::size_t index, const ImportContext& context,
-                                    const storage::ProgressFn& progress)
+ImportResult importFile(const std::filesystem::path& input, TraceFormat format,
+    storage::TraceSink& sink, storage::StoreBuilder& builder, std::size_t index,
+    const ImportContext& context, const storage::ProgressFn& progress)
 {
     ImportReport report(builder, index, input, format);
     if (format == TraceFormat::Folded) {
@@ -156,8 +193,9 @@ std::vector<std::string> importFile(const std::filesystem::path& input, TraceFor
         for (const storage::ImportStatRow& row : stats.rows())
             report.row(row.name, row.value);
         report.warnings(stats.warnings);
+        return report.take(chromeNoEventsReason(stats));
     }
-    return report.takeWarnings();
+    return report.take({});
 }
 
 } // namespace strata::app

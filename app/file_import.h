@@ -25,11 +25,20 @@ struct ImportContext
     const storage::KernelRecorder* recorder = nullptr;
 };
 
+/// What one import tells the ingest besides the events it sent.
+struct ImportResult
+{
+    std::vector<std::string> warnings;  ///< "FILE: warning: ..." lines
+    /// Why the file would yield no event ("truncated at byte 812 with only metadata
+    /// before it"), from the importer's counts; read only when it yielded none.
+    std::string noEventsReason;
+};
+
 /// Imports `input` (whose format is `format`) into `sink`; `builder` receives the report
-/// as meta under "import.INDEX.". Returns the warning lines.
-std::vector<std::string> importFile(const std::filesystem::path& input, storage::TraceFormat format,
-                                    storage::TraceSink& sink, storage::StoreBuilder& builder, std::size_t index,
-                                    const ImportContext& context, const storage::ProgressFn& progress);
+/// as meta under "import.INDEX.".
+ImportResult importFile(const std::filesystem::path& input, storage::TraceFormat format,
+    storage::TraceSink& sink, storage::StoreBuilder& builder, std::size_t index,
+    const ImportContext& context, const storage::ProgressFn& progress);
 
 /// The formats that join to traces ingested with them (imported after them).
 bool joinsToTraces(storage::TraceFormat format);

@@ -4,7 +4,6 @@
 #include "app/progress_bar.h"
 
 #include <cstdio>
-#include <memory>
 
 namespace strata::app {
 
@@ -25,22 +24,12 @@ int ingestCommand(const Args& args)
     }
     request.threads = static_cast<int>(p.integer("--threads", 2, 1, 256));
 
-    // One terminal bar per phase (reading each file, then tiling).
-    std::unique_ptr<ProgressBar> bar;
-    std::string current;
-    const IngestSummary summary = ingestTraces(request, [&](const std::string& phase, std::uint64_t done, std::uint64_t total) {
-        if (phase != current) {
-            bar = std::make_unique<ProgressBar>(phase);
-            current = phase;
-        }
-        return bar->update(done, total);
-    });
-    bar.reset();
+    IngestProgressBars bars;
+    const IngestSummary summary = ingestTraces(request, bars.callback());
+    bars.finish();
     for (const std::string& warning : summary.warnings)
         std::fprintf(stderr, "%s\n", warning.c_str());
-    std::fprintf(stderr, "ingested %llu events from %zu file(s) (%.1f MB) into %s (%.1f MB) in %.2f s\n",
-                 static_cast<unsigned long long>(summary.events), request.inputs.size(), summary.inputBytes / 1e6,
-                 output->c_str(), std::filesystem::file_size(*output) / 1e6, summary.seconds);
+    std::fprintf(stderr, "%s\n", summaryLine(request, summary).c_str());
     return kExitOk;
 }
 

@@ -1,13 +1,14 @@
 #include "app/ingest_job.h"
 
 #include "app/file_import.h"
-
+#include "app/output_guard.h"
 #include "storage/import/chrome/chrome_json_importer.h"
 #include "storage/store/input_error.h"
 #include "storage/store/store_builder.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 namespace strata::app {
 
@@ -38,8 +39,9 @@ std::string sourceSignature(const std::vector<std::filesystem::path>& inputs)
         std::error_code ec;
         const auto size = std::filesystem::file_size(input, ec);
         const auto time = std::filesystem::last_write_time(input, ec).time_since_epoch().count();
-        signature += std::filesystem::absolute(input).string() + "|" + std::to_string(size) + "|"
-                     + std::to_string(time) + ";";
+        // Normalised, so "./x.json" and "x.json" are the same file.
+        signature += std::filesystem::absolute(input).lexically_normal().string() + "|"
+            + std::to_string(size) + "|" + std::to_string(time) + ";";
     }
     return signature;
 }
@@ -52,6 +54,9 @@ void checkInputs(const IngestRequest& request)
         if (!std::filesystem::is_regular_file(input, ec) && !std::filesystem::is_directory(input, ec))
             throw storage::InputError(input.string() + ": no such file");
         const TraceFormat format = formatOf(request, input);
+        if (format == TraceFormat::Strata)
+            throw storage::InputError(input.string()
+                + ": already a Strata store: open it as is (strata FILE), or cut it (strata cut)");
         if (format == TraceFormat::Unknown)
             throw storage::InputError::atByte(input.string(), 0,
                                               "expected a trace (Chrome/Kineto JSON, Paraver, nsys, ncu, counters "
@@ -66,6 +71,8 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
 {
     const auto started = std::chrono::steady_clock::now();
     checkInputs(request);
+    checkOutputSparesInputs(request.output, request.inputs);
+    checkStoreOutputReplaceable(request.output);
     IngestSummary summary;
     storage::StoreBuildOptions options;
     options.threads = request.threads;
@@ -101,10 +108,21 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
                 summary.inputBytes += std::filesystem::file_size(input);
             context.rank = group == &traces && traces.size() > 1 ? static_cast<int>(i) : -1;
             context.recorder = joins.empty() ? nullptr : &recorder;
-            const std::vector<std::string> warnings
-                = importFile(input, formatOf(request, input), sink, builder, index, context,
-                             phase(progress, "reading " + input.filename().string()));
-            summary.warnings.insert(summary.warnings.end(), warnings.begin(), warnings.end());
+            const std::uint64_t eventsBefore = builder.eventCount();
+            ImportResult result = importFile(input, formatOf(request, input), sink, builder, index,
+                context, phase(progress, "reading " + input.filename().string()));
+            summary.warnings.insert(
+                summary.warnings.end(), result.warnings.begin(), result.warnings.end());
+            // A trace that gives nothing is an error, not an empty store over a good one
+            // (the builder is not finished, so an existing store stays as it was). Files
+            // that join to traces (counter logs, Nsight Compute) may add only metrics,
+            // unless nothing at all came before the last of them.
+            const bool nothing = group == &traces
+                ? builder.eventCount() == eventsBefore
+                : i + 1 == joins.size() && builder.eventCount() == 0;
+            if (nothing)
+                throw storage::InputError(
+                    "no events in " + input.string() + ": " + result.noEventsReason);
             sources += (sources.empty() ? "" : ";") + input.string();
         }
     }
@@ -114,6 +132,27 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
     summary.events = builder.eventCount();
     summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return summary;
+}
+
+std::string summaryLine(const IngestRequest& request, const IngestSummary& summary)
+{
+    std::error_code ec;
+    const auto storeBytes = std::filesystem::file_size(request.output, ec);
+    const auto print = [&](char* buffer, std::size_t size) {
+        return std::snprintf(buffer, size,
+            "ingested %llu events from %zu file(s) (%.1f MB) into %s (%.1f MB) in %.2f s",
+            static_cast<unsigned long long>(summary.events), request.inputs.size(),
+            static_cast<double>(summary.inputBytes) / 1e6, request.output.c_str(),
+            ec ? 0.0 : static_cast<double>(storeBytes) / 1e6, summary.seconds);
+    };
+    std::string line(static_cast<std::size_t>(print(nullptr, 0)), '\0');
+    print(line.data(), line.size() + 1);
+    return line;
+}
+
+std::string_view phaseUnit(std::string_view phase)
+{
+    return phase.starts_with("reading ") ? "B" : "tracks";
 }
 
 } // namespace strata::app

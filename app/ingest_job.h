@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace strata::app {
@@ -36,8 +37,10 @@ struct IngestSummary
 /// Returning false cancels: the ingest throws storage::Cancelled and leaves no store.
 using IngestProgress = std::function<bool(const std::string& phase, std::uint64_t done, std::uint64_t total)>;
 
-/// Throws storage::InputError for bad input (no store is left behind, an existing one
-/// at `output` is untouched), storage::Cancelled when progress says stop.
+/// Throws storage::InputError for bad input, for a trace that yields no event, for an
+/// output that is one of the inputs or an existing file that is not a store (no store is
+/// left behind, an existing one at `output` is untouched), storage::Cancelled when
+/// progress says stop.
 IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& progress = {});
 
 /// What identifies the inputs' content cheaply (paths, sizes, modification times): a
@@ -47,5 +50,11 @@ std::string sourceSignature(const std::vector<std::filesystem::path>& inputs);
 
 /// Checks that every input exists and has a format we import; throws InputError.
 void checkInputs(const IngestRequest& request);
+
+/// "ingested N events from K file(s) (X MB) into STORE (Y MB) in T s".
+std::string summaryLine(const IngestRequest& request, const IngestSummary& summary);
+
+/// What a phase's progress counts: "B" (bytes of the file, "reading NAME") or "tracks".
+std::string_view phaseUnit(std::string_view phase);
 
 } // namespace strata::app

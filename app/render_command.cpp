@@ -11,12 +11,13 @@
 #include "app/arg_parser.h"
 #include "app/commands.h"
 #include "app/main_window.h"
+#include "app/output_guard.h"
 #include "views/analyzer_panel.h"
 #include "views/counter_charts_panel.h"
 #include "views/efficiency_panel.h"
-#include "views/on_screen.h"
 #include "views/flame_graph_renderer.h"
 #include "views/kernel_metric_colors.h"
+#include "views/on_screen.h"
 #include "views/overview_strip.h"
 #include "views/picture_export.h"
 #include "views/timeline_widget.h"
@@ -136,6 +137,12 @@ int renderCommand(const Args& args, int argc, char** argv)
             throw UsageError{"--tracks: bad regex '" + *tracks + "': " + e.what()};
         }
     }
+
+    // The picture is written over -o as is: never over the store it shows.
+    std::vector<std::filesystem::path> inputs { p.positional()[0] };
+    if (diffStore)
+        inputs.emplace_back(*diffStore);
+    checkOutputSparesInputs(*output, inputs);
 
     // The baseline store is opened first, so that a missing one fails before Qt starts.
     std::unique_ptr<storage::StoreReader> other;

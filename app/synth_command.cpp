@@ -1,5 +1,6 @@
 #include "app/arg_parser.h"
 #include "app/commands.h"
+#include "app/output_guard.h"
 #include "app/progress_bar.h"
 #include "storage/export/chrome_json_writer.h"
 #include "storage/export/paraver_writer.h"
@@ -23,10 +24,11 @@ int synthCommand(const Args& args)
     options.ranks = static_cast<int>(p.integer("--ranks", 4, 1, 100000));
     options.seed = static_cast<std::uint64_t>(p.integer("--seed", 1, 0, INT64_MAX));
 
-    ProgressBar bar("generating");
+    ProgressBar bar("generating", "events");
     const std::string path = *output;
     auto endsWith = [&](const char* suffix) { return path.ends_with(suffix); };
     if (endsWith(".strata")) {
+        checkStoreOutputReplaceable(path);
         storage::StoreBuilder builder(path);
         storage::generateSyntheticTrace(options, builder, bar.callback());
         builder.finish();

@@ -1,57 +1,11 @@
 #include "app/trace_opener.h"
 
-#include "app/ingest_job.h"
 #include "app/progress_dialog.h"
-#include "storage/import/common/format_detect.h"
 #include "storage/store/input_error.h"
-#include "storage/store/store_reader.h"
 
 #include <QMessageBox>
 
-#include <cstdlib>
-#include <functional>
-#include <unistd.h>
-
 namespace strata::app {
-
-std::filesystem::path cacheFolder()
-{
-    const char* xdg = std::getenv("XDG_CACHE_HOME");
-    const char* home = std::getenv("HOME");
-    const std::filesystem::path base = xdg && *xdg ? std::filesystem::path(xdg)
-                                       : home      ? std::filesystem::path(home) / ".cache"
-                                                   : std::filesystem::temp_directory_path();
-    const std::filesystem::path folder = base / "strata";
-    std::filesystem::create_directories(folder);
-    return folder;
-}
-
-std::filesystem::path storePathFor(const std::vector<std::filesystem::path>& inputs)
-{
-    const std::filesystem::path& first = inputs.front();
-    const std::filesystem::path folder = std::filesystem::absolute(first).parent_path();
-    std::string name = first.filename().string() + (inputs.size() > 1 ? "+" + std::to_string(inputs.size() - 1) : "")
-                       + ".strata";
-    if (::access(folder.c_str(), W_OK) == 0)
-        return folder / name;
-    // Read-only folder: a cache entry named after the signature, so each set of files
-    // gets its own store.
-    const std::size_t hash = std::hash<std::string>()(sourceSignature(inputs));
-    return cacheFolder() / (std::to_string(hash) + "-" + name);
-}
-
-bool storeIsCurrent(const std::filesystem::path& store, const std::vector<std::filesystem::path>& inputs)
-{
-    std::error_code ec;
-    if (!std::filesystem::exists(store, ec))
-        return false;
-    try {
-        const storage::StoreReader reader(store);
-        return reader.meta("source_signature") == sourceSignature(inputs);
-    } catch (const std::exception&) {
-        return false;  // not a store we can read: build it again
-    }
-}
 
 std::optional<std::filesystem::path> storeForPaths(const QStringList& paths, QWidget* parent)
 {
@@ -61,18 +15,14 @@ std::optional<std::filesystem::path> storeForPaths(const QStringList& paths, QWi
     if (inputs.empty())
         return std::nullopt;
     try {
-        if (inputs.size() == 1 && storage::detectFormat(inputs[0]) == storage::TraceFormat::Strata)
-            return inputs[0];
-        IngestRequest request;
-        request.inputs = inputs;
-        request.output = storePathFor(inputs);
-        if (storeIsCurrent(request.output, inputs))
-            return request.output;
-        checkInputs(request);
-
-        runWithProgress(parent, QObject::tr("Ingesting %1…").arg(paths.front()),
-                        [&](const PhasedProgress& progress) { ingestTraces(request, progress); });
-        return request.output;
+        std::filesystem::path store;
+        // Checking whether a store is current opens it, so that runs on the worker too;
+        // the dialog shows only when the work outlasts its minimum duration.
+        runWithProgress(parent, QObject::tr("Opening %1…").arg(paths.front()),
+            [&](const PhasedProgress& progress) {
+                store = storeForInputs(inputs, progress).store;
+            });
+        return store;
     } catch (const storage::Cancelled&) {
         return std::nullopt;
     } catch (const std::exception& e) {
@@ -81,4 +31,4 @@ std::optional<std::filesystem::path> storeForPaths(const QStringList& paths, QWi
     }
 }
 
-} // namespace strata::app
+}  // namespace strata::app

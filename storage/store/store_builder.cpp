@@ -7,16 +7,19 @@
 #include "storage/store/tile_codec.h"
 #include "storage/store/track_buffer.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
+#include <cstring>
 #include <exception>
-#include <fcntl.h>
 #include <mutex>
 #include <optional>
-#include <tuple>
 #include <thread>
-#include <unistd.h>
+#include <tuple>
 
 #ifndef STRATA_VERSION
 #define STRATA_VERSION "0"
@@ -35,6 +38,29 @@ void fsyncPath(const std::filesystem::path& path, bool directory)
     ::close(fd);
     if (rc != 0 && !directory)
         throw StoreError(path.string() + ": fsync failed");
+}
+
+/// Why a file could not be created, in words a user can act on ("permission denied"),
+/// rather than the C library's ("Permission denied", "Not a directory").
+std::string creationFailure(int error)
+{
+    switch (error) {
+    case EACCES:
+    case EPERM:
+        return "permission denied";
+    case EROFS:
+        return "read-only file system";
+    case ENOTDIR:
+        return "not a directory (a part of the path is a file)";
+    case ENOENT:
+        return "no such directory";
+    case ENOSPC:
+    case EDQUOT:
+    case EFBIG:
+        return "the disk is full";
+    default:
+        return std::strerror(error);
+    }
 }
 
 /// Runs tileTrack on worker threads, at most `lookahead` tracks ahead of the consumer,
@@ -142,6 +168,12 @@ StoreBuilder::StoreBuilder(std::filesystem::path target, StoreBuildOptions optio
 {
     m_temp = m_target.parent_path()
              / ("." + m_target.filename().string() + ".tmp." + std::to_string(::getpid()));
+    // Create the temporary file now: a folder we cannot write fails at once, with its
+    // reason, not after a long import as a failed SQLite write ("is the disk full?").
+    const int fd = ::open(m_temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        throw StoreError("cannot create " + m_target.string() + ": " + creationFailure(errno));
+    ::close(fd);
 }
 
 StoreBuilder::~StoreBuilder()

@@ -9,7 +9,9 @@
 // finish() writes into a temporary file next to the target, fsyncs it and renames it
 // over the target, so a reader sees the old store or the new one, never half of one. If
 // anything fails (bad input found late, I/O error, cancel, the debug abort hook) the
-// temporary file is removed and an existing store at the target is untouched.
+// temporary file is removed and an existing store at the target is untouched. The
+// constructor creates the (empty) temporary file, so a target that cannot be created
+// fails at once with the reason ("cannot create DIR/x.strata: permission denied").
 //
 // Memory: buffers hold events until they pass the budget, then go to a SpillFile; at
 // finish() each track is reloaded just before it is tiled. Workers process at most
@@ -47,6 +49,7 @@ struct StoreBuildOptions
 class StoreBuilder : public TraceSink
 {
 public:
+    /// Throws StoreError when the target's folder does not take a new file.
     explicit StoreBuilder(std::filesystem::path target, StoreBuildOptions options = {});
     ~StoreBuilder() override;
     StoreBuilder(const StoreBuilder&) = delete;

@@ -263,7 +263,8 @@ TEST_CASE(
     CHECK(test::runStrata({ "cut", src, "-o", (dir / "x.prv").string(), "--window", "5ms:1ms" })
               .exitCode
         == 2);
-    CHECK(test::runStrata({ "cut", src, "-o", src }).exitCode == 2);
+    // Issue 14: an output that is the input is bad input (exit 1), as for every command.
+    CHECK(test::runStrata({ "cut", src, "-o", src }).exitCode == 1);
     const auto missing = test::runStrata(
         { "cut", (dir / "none.strata").string(), "-o", (dir / "y.strata").string() });
     CHECK(missing.exitCode == 1);

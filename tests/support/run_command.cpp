@@ -27,10 +27,13 @@ std::string slurp(const std::filesystem::path& p)
 
 } // namespace
 
-CommandResult runStrata(const std::vector<std::string>& args)
+CommandResult runStrata(const std::vector<std::string>& args, const RunOptions& options)
 {
     TempDir dir;
-    std::string command = "env -u DISPLAY -u WAYLAND_DISPLAY QT_QPA_PLATFORM=offscreen " + quote(STRATA_BINARY);
+    std::string command =
+        options.workDir.empty() ? "" : "cd " + quote(options.workDir.string()) + " && ";
+    command += options.wrapper + " env -u DISPLAY -u WAYLAND_DISPLAY QT_QPA_PLATFORM=offscreen "
+        + quote(STRATA_BINARY);
     for (const std::string& a : args)
         command += " " + quote(a);
     command += " >" + quote((dir / "out").string()) + " 2>" + quote((dir / "err").string()) + " </dev/null";

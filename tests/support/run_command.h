@@ -1,6 +1,7 @@
 #pragma once
 // Runs the strata binary (or any command) and captures its exit code, stdout and stderr.
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,13 @@ struct CommandResult
     std::string err;
 };
 
+struct RunOptions
+{
+    std::filesystem::path workDir;  ///< the folder it runs in (empty: the test's own)
+    std::string wrapper;  ///< a command it runs under, e.g. "setpriv --reuid=65534 ..."
+};
+
 /// Runs STRATA_BINARY with `args` (each shell-quoted), without a display.
-CommandResult runStrata(const std::vector<std::string>& args);
+CommandResult runStrata(const std::vector<std::string>& args, const RunOptions& options = {});
 
 } // namespace strata::test
