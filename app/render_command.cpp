@@ -192,8 +192,11 @@ int renderCommand(const Args& args, int argc, char** argv)
             request.baselineLabel = QString::fromStdString(std::filesystem::path(*diffStore).filename().string())
                                     + (window ? QStringLiteral(", same window") : QStringLiteral(", whole run"));
         }
-        const QImage image = views::renderFlameGraphImage(*store, request, size * scale);
-        views::savePicture(out, size, [&](QPainter& painter) { painter.drawImage(QRect(QPoint(), size), image); }, 1.0);
+        // Painted straight into the output (not through an image): an SVG gets a
+        // rectangle and a text per frame.
+        views::FlameGraphRenderer renderer = views::flameGraphFor(*store, request);
+        views::savePicture(
+            out, size, [&](QPainter& painter) { renderer.paint(painter, size); }, scale);
     } else if (view == "window") {
         MainWindow main(std::move(store));
         main.resize(size);

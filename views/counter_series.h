@@ -1,19 +1,62 @@
 #pragma once
-// What one counter chart draws for a window, from the store's answer for its track:
-// a min/max envelope and a time-weighted mean line, one point per summary bucket (or
-// per exact sample), so a million samples cost what the window's pixels cost.
+// What a counter shows in a window, from the store's answer for its track. Both the
+// counter charts and the timeline's counter rows draw from heldCounter(), so they agree
+// on what the counter holds in any window, one with samples or without:
 //
-// Points sit at the start of their bucket (or at the sample's time) and the values
-// hold until the next point: a value carried across buckets without samples is drawn
-// flat (a point at the end of the last bucket repeats its `last`), never interpolated.
+//   - a value holds from its sample until the next sample; a summary cell's min..max
+//     covers its bucket, and its last value holds across buckets without samples;
+//   - the last value holds to the window's end or the track's last sample, whichever
+//     comes first; before the track's first sample and after its last there is nothing.
+//
+// counterSeries() turns the steps into chart points: a min/max envelope and a
+// time-weighted mean line, one point per summary bucket (or two per exact sample, a flat
+// step), so a million samples cost what the window's pixels cost. Held values are drawn
+// flat, never interpolated.
 
 #include "model/lod_grid.h"
 #include "storage/store/store_reader.h"
 
-#include <QPointF>
 #include <QList>
+#include <QPointF>
+
+#include <cmath>
+#include <vector>
 
 namespace strata::views {
+
+/// One stretch of a counter's step function: over [startNs, endNs) (a single instant
+/// when they are equal) its value lies in [min, max].
+struct CounterStep
+{
+    model::TimeNs startNs = 0, endNs = 0;
+    double min = 0, max = 0, mean = 0;
+    bool held =
+        true;  ///< one value over the stretch (a sample, a value carried on), not a cell's spread
+
+    /// Drawn in `window`: it shares time with it and has a finite value (an infinite
+    /// sample has no height to draw).
+    bool showsIn(model::TimeRange window) const
+    {
+        return startNs < window.endNs
+            && (endNs > window.startNs || (endNs == startNs && startNs >= window.startNs))
+            && std::isfinite(min) && std::isfinite(max);
+    }
+};
+
+/// A counter's steps for a window and the range of the values it holds in it.
+struct HeldCounter
+{
+    /// Every step of the answer, also the one before the window whose value holds into it.
+    std::vector<CounterStep> steps;
+    double minValue = 0, maxValue = 0;  ///< over the steps shown in the window
+    bool shown =
+        false;  ///< a finite value in the window (false before the first sample or after the last)
+};
+
+/// The steps of `slice` (a counter track's answer) in `window`; `trackEndNs` is the
+/// track's last sample, where the last value stops holding.
+HeldCounter heldCounter(const storage::TrackSlice& slice, const model::LodGrid& grid,
+    model::TimeRange window, model::TimeNs trackEndNs);
 
 struct CounterSeries
 {
@@ -23,13 +66,12 @@ struct CounterSeries
     double minValue = 0, maxValue = 0;  ///< y range over the window (0,0 when empty)
     bool exact = false;  ///< drawn from samples (counter level 0), not from cells
 
+    /// Nothing held in the window (the chart shows no value range).
     bool empty() const { return meanPoints.isEmpty(); }
 };
 
-/// The chart points of `slice` (a counter track's answer) in `window`. x is in store ns.
-/// The last value holds to the window's end or the track's last sample (`trackEndNs`),
-/// whichever comes first.
+/// The chart points of `slice` in `window` (x in store ns), from heldCounter().
 CounterSeries counterSeries(const storage::TrackSlice& slice, const model::LodGrid& grid,
-                            model::TimeRange window, model::TimeNs trackEndNs);
+    model::TimeRange window, model::TimeNs trackEndNs);
 
-} // namespace strata::views
+}  // namespace strata::views

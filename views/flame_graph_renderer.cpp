@@ -2,6 +2,7 @@
 
 #include <QFontMetrics>
 #include <QLocale>
+#include <QPaintEngine>
 
 #include <algorithm>
 #include <cmath>
@@ -119,14 +120,17 @@ void FlameGraphRenderer::paint(QPainter& painter, QSize size)
     painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
     painter.setRenderHint(QPainter::Antialiasing, false);
     // Deep stacks get short rows: shrink the labels with them (down to 8 px) rather
-    // than drop them.
+    // than drop them. A vector picture (SVG) names every frame that has room, in any row
+    // height: it is zoomed into and searched like FlameGraph's SVG.
+    const bool vector = painter.paintEngine() && painter.paintEngine()->type() == QPaintEngine::SVG;
     const QFont headerFont = painter.font();
     QFont boxFont = headerFont;
-    boxFont.setPixelSize(std::clamp(g.rowHeightPx - 4, 8, 12));
+    boxFont.setPixelSize(
+        vector ? std::clamp(g.rowHeightPx - 3, 1, 12) : std::clamp(g.rowHeightPx - 4, 8, 12));
     painter.setFont(boxFont);
     const QFontMetrics metrics(boxFont);
     const int minTextWidth = metrics.averageCharWidth() * 4;
-    const bool text = g.rowHeightPx >= 10;
+    const bool text = vector || g.rowHeightPx >= 10;
     const model::FlameTree& t = tree();
     for (const model::FlameBox& box : g.boxes) {
         const QRect r = rectOf(box, g);
@@ -210,7 +214,7 @@ QRect FlameGraphRenderer::boxRect(model::FlameNodeId node, QSize size) const
     return {};
 }
 
-QImage renderFlameGraphImage(storage::StoreReader& store, const FlameGraphRequest& request, QSize size)
+FlameGraphRenderer flameGraphFor(storage::StoreReader& store, const FlameGraphRequest& request)
 {
     FlameGraphRenderer renderer;
     model::FlameTree tree = storage::buildFlameTree(store, request.source);
@@ -229,6 +233,12 @@ QImage renderFlameGraphImage(storage::StoreReader& store, const FlameGraphReques
         if (node != model::kNoFlameNode)
             renderer.setZoom(node);
     }
+    return renderer;
+}
+
+QImage renderFlameGraphImage(storage::StoreReader& store, const FlameGraphRequest& request, QSize size)
+{
+    FlameGraphRenderer renderer = flameGraphFor(store, request);
     QImage image(size, QImage::Format_RGB32);
     QPainter painter(&image);
     renderer.paint(painter, size);

@@ -9,11 +9,13 @@
 // The header line shows the total and unit, the zoom path (breadcrumb) and the search
 // share. Boxes narrower than half a pixel are left out with their subtrees (they stay
 // inside their parent's box); rows shrink (down to 2 px) so that the deepest visible
-// frame fits, and names are drawn only where about 4 characters fit. Colours: a warm hue
-// per name (stable across sessions); with a search, matches in magenta and the rest
-// greyed; in differential mode, red for a growing share and blue for a shrinking one
-// (strength relative to the largest change, which the header names with the baseline).
-// Cost: O(visible boxes); no QGraphicsItem per frame (STYLE 8.3).
+// frame fits, and names are drawn only where about 4 characters fit (on screen only in
+// rows of 10 px or more; in an SVG in any row, as text). Colours: a warm hue per name
+// (stable across sessions); with a search, matches in magenta and the rest greyed; in
+// differential mode, red for a growing share and blue for a shrinking one (strength
+// relative to the largest change, which the header names with the baseline).
+// Cost: O(visible boxes); no QGraphicsItem per frame (STYLE 8.3). Painting is vector
+// (a rectangle and a text per frame), so a QSvgGenerator gets no bitmap.
 
 #include "model/flame_analysis.h"
 #include "storage/analysis/flame_query.h"
@@ -100,6 +102,11 @@ struct FlameGraphRequest
     storage::StoreReader* baselineStore = nullptr;
     QString baselineLabel;
 };
+
+/// A renderer holding the tree of `request` from `store`, zoomed, searched and oriented as
+/// asked. Its paint() draws vector shapes (a rectangle and a text per frame), so a
+/// QSvgGenerator painter gets frame names as searchable text.
+FlameGraphRenderer flameGraphFor(storage::StoreReader& store, const FlameGraphRequest& request);
 
 /// Builds the tree of `request` from `store` and renders it into an image of `size`.
 QImage renderFlameGraphImage(storage::StoreReader& store, const FlameGraphRequest& request, QSize size);

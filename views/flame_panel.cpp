@@ -128,8 +128,9 @@ void FlamePanel::chooseStore()
     if (path.isEmpty())
         return;
     // A scope that shows the whole run is compared with the other whole run (runs differ
-    // in length); a zoomed-in window with the same window of the other run.
-    const model::TimeRange span = m_store.span();
+    // in length); a zoomed-in window with the same window of the other run. The run is
+    // its activity, as "Fit all" shows it (a counter log may reach beyond).
+    const model::TimeRange span = m_store.activitySpan();
     const bool wholeRun = m_request.startNs == m_request.endNs
         || (m_request.startNs <= span.startNs && m_request.endNs >= span.endNs);
     try {

@@ -16,7 +16,9 @@ OverviewStrip::OverviewStrip(storage::StoreReader& store, QWidget* parent)
     , m_store(store)
     , m_renderer(store)
     , m_fetcher(store)
-    , m_run(fittedWindow(store))
+    // Everything stored, a counter log around the trace included: the strip is the map
+    // to reach what the first view (fittedWindow, the activity) leaves out.
+    , m_run(withMargin(store.span()))
     , m_window(m_run)
 {
     LayoutOptions options;

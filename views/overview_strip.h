@@ -1,8 +1,9 @@
 #pragma once
-// The overview strip: the whole run, from the coarsest levels, one thin band per track,
-// with the timeline's current window marked. Clicking centres the timeline there;
-// dragging moves the window. It renders through the same renderer as the timeline
-// (one lane per track, no labels), fetched off the GUI thread, then scaled to fit.
+// The overview strip: the whole store (also a counter log recorded around the trace),
+// from the coarsest levels, one thin band per track, with the timeline's current window
+// marked. Clicking centres the timeline there; dragging moves the window. It renders
+// through the same renderer as the timeline (one lane per track, no labels), fetched off
+// the GUI thread, then scaled to fit.
 
 #include "views/timeline_fetcher.h"
 

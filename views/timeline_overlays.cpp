@@ -4,6 +4,7 @@
 #include "views/timeline_renderer.h"
 
 #include "model/value_units.h"
+#include "views/counter_series.h"
 #include "views/row_canvas.h"
 
 #include <QPainterPath>
@@ -33,48 +34,28 @@ void drawArrow(QPainter& p, QPointF from, QPointF to)
 void TimelineRenderer::paintCounter(QPainter& p, const TimelineFrame& f, const TimelineRow& row,
                                     const storage::TrackSlice& slice) const
 {
-    // Per pixel column: min and max; then one envelope line per column.
+    // Per pixel column: min and max of the steps over it; then one envelope line per
+    // column. The steps and their range are the counter charts' (heldCounter), so the row
+    // and the chart agree, also in a window without a sample.
+    const HeldCounter held =
+        heldCounter(slice, m_store.grid(), f.window, m_store.summary(row.track).lastNs);
+    if (!held.shown)
+        return;
     const int width = f.plotWidthPx();
     std::vector<double> lo(width, NAN), hi(width, NAN);
-    auto put = [&](int x, double mn, double mx) {
-        if (x < 0 || x >= width || !std::isfinite(mn) || !std::isfinite(mx))
-            return;  // an infinite sample has no height to draw
-        lo[x] = std::isnan(lo[x]) ? mn : std::min(lo[x], mn);
-        hi[x] = std::isnan(hi[x]) ? mx : std::max(hi[x], mx);
-    };
     auto column = [&](model::TimeNs t) {
         return static_cast<int>(std::clamp(std::floor(f.xOf(t) - f.labelWidthPx), -1.0, double(width)));
     };
-    // Step function: each value holds until the next one, the last to the track's last
-    // sample (as the counter charts draw it: the next sample may lie past the window).
-    const int lastColumn = std::min(width - 1, column(m_store.summary(row.track).lastNs));
-    auto fillSteps = [&](const auto& items, auto time, auto range) {
-        for (auto it = items.begin(); it != items.end(); ++it) {
-            const auto next = std::next(it);
-            const int x0 = std::max(0, column(time(*it)));
-            const int x1 = next == items.end() ? std::max(x0, lastColumn) : std::min(width - 1, column(time(*next)));
-            const auto [mn, mx] = range(*it);
-            for (int x = x0; x <= x1; ++x)
-                put(x, mn, mx);
-        }
-    };
-    if (slice.counterLevel == 0) {
-        fillSteps(slice.samples, [](const auto& s) { return s.timeNs; },
-                  [](const auto& s) { return std::pair(s.value, s.value); });
-    } else {
-        const model::TimeNs w = m_store.grid().bucketNs(slice.counterLevel);
-        fillSteps(slice.counterCells, [w](const auto& c) { return c.bucket * w; },
-                  [](const auto& c) { return std::pair(c.min, c.max); });
-    }
-    double vmin = INFINITY, vmax = -INFINITY;
-    for (int x = 0; x < width; ++x) {
-        if (!std::isnan(lo[x])) {
-            vmin = std::min(vmin, lo[x]);
-            vmax = std::max(vmax, hi[x]);
+    for (const CounterStep& step : held.steps) {
+        if (!step.showsIn(f.window))
+            continue;
+        const int x1 = std::min(width - 1, column(step.endNs));
+        for (int x = std::max(0, column(step.startNs)); x <= x1; ++x) {
+            lo[x] = std::isnan(lo[x]) ? step.min : std::min(lo[x], step.min);
+            hi[x] = std::isnan(hi[x]) ? step.max : std::max(hi[x], step.max);
         }
     }
-    if (!std::isfinite(vmin))
-        return;
+    const double vmin = held.minValue, vmax = held.maxValue;
     const int top = f.rowTop(row);
     const double scale = vmax > vmin ? (row.heightPx - 4) / (vmax - vmin) : 0;
     auto yOf = [&](double v) { return top + row.heightPx - 2 - (v - vmin) * scale; };

@@ -60,11 +60,17 @@ std::vector<model::TrackId> visibleTracks(const TimelineLayout& layout, const Ti
     return tracks;
 }
 
-model::TimeRange fittedWindow(const storage::StoreReader& store)
+model::TimeRange withMargin(model::TimeRange span)
 {
-    const model::TimeRange span = store.span();
     const model::TimeNs margin = std::max<model::TimeNs>(1, span.durationNs() / 100);
     return {span.startNs - margin, span.endNs + margin};
+}
+
+model::TimeRange fittedWindow(const storage::StoreReader& store)
+{
+    // The activity, not span(): a counter log recorded around the trace would otherwise
+    // squeeze the run into a sliver. Its rows outside stay a zoom-out away.
+    return withMargin(store.activitySpan());
 }
 
 TimelineRenderer::TimelineRenderer(storage::StoreReader& store)

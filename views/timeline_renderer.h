@@ -146,7 +146,12 @@ private:
 QImage renderTimelineImage(storage::StoreReader& store, model::TimeRange window, QSize size,
                            const LayoutOptions& layout = {}, ColorBy colorBy = ColorBy::Name);
 
-/// The whole run with a 1% margin each side, as "fit all" shows it.
+/// `span` with a 1% margin each side (at least 1 ns).
+model::TimeRange withMargin(model::TimeRange span);
+
+/// The run's activity (StoreReader::activitySpan: the tracks with intervals, instants or
+/// stack samples) with a 1% margin each side: the first view, "Fit all" and `strata
+/// render`'s default window. A counter log beyond it is reached by zooming out.
 model::TimeRange fittedWindow(const storage::StoreReader& store);
 
 } // namespace strata::views
