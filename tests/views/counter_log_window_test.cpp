@@ -4,8 +4,8 @@
 // show the same held value (and both nothing past the track's last sample).
 
 #include "model/value_units.h"
-#include "storage/store_builder.h"
-#include "storage/store_reader.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
 #include "views/color_palette.h"
 #include "views/counter_charts_panel.h"
 #include "views/overview_strip.h"

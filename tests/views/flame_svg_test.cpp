@@ -2,10 +2,10 @@
 // own and its name is text (searchable, as in FlameGraph's SVG), never a bitmap, both as
 // `strata render --view flame` paints it and as the GUI's canvas exports it.
 
-#include "storage/folded_importer.h"
-#include "storage/perf_script_importer.h"
-#include "storage/store_builder.h"
-#include "storage/store_reader.h"
+#include "storage/import/stacks/folded_importer.h"
+#include "storage/import/stacks/perf_script_importer.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
 #include "views/flame_graph_renderer.h"
 #include "views/flame_graph_widget.h"
 #include "views/picture_export.h"
