@@ -162,7 +162,9 @@ ImportResult importFile(const std::filesystem::path& input, TraceFormat format,
              {std::pair<std::string_view, std::uint64_t>{"events", stats.events}, {"intervals", stats.intervals},
               {"flows", stats.flows}, {"counter_samples", stats.counterSamples}, {"instants", stats.instants},
               {"unmatched_leaves", stats.unmatchedLeaves}, {"unclosed_enters", stats.unclosedEnters},
-              {"unmatched_sends", stats.unmatchedSends}, {"unmatched_receives", stats.unmatchedReceives}})
+              {"unmatched_sends", stats.unmatchedSends}, {"unmatched_receives", stats.unmatchedReceives},
+              {"skipped_leaves", stats.skippedLeaves}, {"backward_times", stats.backwardTimes},
+              {"unknown_metrics", stats.unknownMetrics}, {"unresolved_peers", stats.unresolvedPeers}})
             report.row(name, value);
         report.warnings(stats.warnings);
     } else if (format == TraceFormat::Ncu) {

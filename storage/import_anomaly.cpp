@@ -2,20 +2,26 @@
 
 namespace strata::storage {
 
-std::string anomalyWarning(std::uint64_t count, AnomalyEffect effect, std::string_view what,
-    std::string_view unit, std::uint64_t first)
+std::string anomalyWarning(
+    std::uint64_t count, AnomalyEffect effect, std::string_view what, std::string_view where)
 {
     std::string line = std::to_string(count);
     line += effect == AnomalyEffect::Altered ? " events altered: " : " events dropped: ";
     line += what;
-    if (first != AnomalyCount::kNoPosition) {
+    if (!where.empty()) {
         line += " (first at ";
-        line += unit;
-        line += ' ';
-        line += std::to_string(first);
+        line += where;
         line += ')';
     }
     return line;
+}
+
+std::string anomalyWarning(std::uint64_t count, AnomalyEffect effect, std::string_view what,
+    std::string_view unit, std::uint64_t first)
+{
+    if (first == AnomalyCount::kNoPosition)
+        return anomalyWarning(count, effect, what, std::string_view());
+    return anomalyWarning(count, effect, what, std::string(unit) + " " + std::to_string(first));
 }
 
 std::vector<std::string> anomalyWarnings(

@@ -65,8 +65,11 @@ struct ImportStatRow
     }
 };
 
-/// "N events dropped: WHAT (first at UNIT POSITION)", or "... altered: ..."; the position
-/// part is left out when unknown. `unit` is "byte" or "line".
+/// "N events dropped: WHAT (first at WHERE)", or "... altered: ..."; without the
+/// parenthesis when `where` is empty. `where` is e.g. "byte 118" or "line 5, column 3".
+std::string anomalyWarning(
+    std::uint64_t count, AnomalyEffect effect, std::string_view what, std::string_view where);
+/// The same with WHERE = "UNIT FIRST" ("byte 118"), or none when `first` is kNoPosition.
 std::string anomalyWarning(std::uint64_t count, AnomalyEffect effect, std::string_view what,
     std::string_view unit, std::uint64_t first);
 
