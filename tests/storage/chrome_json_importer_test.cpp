@@ -449,6 +449,12 @@ TEST_CASE("Chrome import: every event dropped or altered is counted with its fir
     }
     CHECK(anomalyRows == expected.size());
     CHECK(r.stats.warnings == warnings);  // one line per kind, in table order
+    {
+        // Offsets are in the uncompressed stream: a .json.gz warns alike.
+        test::TempDir dir;
+        writeAll(dir / "anomalies.json.gz", gzipBytes(json));
+        CHECK(import(dir / "anomalies.json.gz").stats.warnings == warnings);
+    }
     CHECK_THAT(r.stats.warnings,
         Catch::VectorContains(std::string("2 events dropped: \"ts\" out of range (first at byte "
             + std::to_string(at(R"("huge ts")")) + ")")));
