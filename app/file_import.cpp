@@ -9,6 +9,8 @@
 #include "storage/import/stacks/folded_importer.h"
 #include "storage/import/stacks/perf_script_importer.h"
 
+#include <cstdio>
+
 namespace strata::app {
 
 namespace {
@@ -33,13 +35,19 @@ public:
         if (value > 0)
             m_builder.setMeta(m_prefix + std::string(name), std::to_string(value));
     }
+    /// Keeps each line in the meta ("warning.001", ... in order; `strata info` prints them)
+    /// and returns it as "FILE: warning: LINE" for stderr.
     void warnings(const std::vector<std::string>& lines)
     {
-        for (const std::string& line : lines)
+        for (const std::string& line : lines) {
             m_warnings.push_back(m_input + ": warning: " + line);
+            char key[32];
+            std::snprintf(key, sizeof key, "warning.%03zu", m_warnings.size());
+            m_builder.setMeta(m_prefix + key, line);
+        }
         if (!lines.empty())
             m_lastWarning = lines.back();
-        row("warnings", lines.size());
+        row("warnings", m_warnings.size());
     }
     ImportResult take(std::string noEventsReason)
     {
@@ -75,13 +83,10 @@ std::string chromeNoEventsReason(const storage::ImportStats& stats)
         + std::to_string(stats.totalEvents - metadata) + " of its events were dropped";
     std::string why;
     for (const storage::ImportStatRow& row : stats.rows()) {
-        if (row.value > 0 && row.severity != storage::StatSeverity::Info && row.name != "truncated")
+        if (row.value > 0 && row.effect == storage::AnomalyEffect::Dropped)
             why +=
                 (why.empty() ? "" : ", ") + std::string(row.name) + " " + std::to_string(row.value);
     }
-    if (stats.unknownPhases > 0)
-        why += (why.empty() ? "" : ", ") + std::string("unknown_phases ")
-            + std::to_string(stats.unknownPhases);
     return reason + (why.empty() ? "" : " (" + why + ")");
 }
 
@@ -157,7 +162,9 @@ ImportResult importFile(const std::filesystem::path& input, TraceFormat format,
              {std::pair<std::string_view, std::uint64_t>{"events", stats.events}, {"intervals", stats.intervals},
               {"flows", stats.flows}, {"counter_samples", stats.counterSamples}, {"instants", stats.instants},
               {"unmatched_leaves", stats.unmatchedLeaves}, {"unclosed_enters", stats.unclosedEnters},
-              {"unmatched_sends", stats.unmatchedSends}, {"unmatched_receives", stats.unmatchedReceives}})
+              {"unmatched_sends", stats.unmatchedSends}, {"unmatched_receives", stats.unmatchedReceives},
+              {"skipped_leaves", stats.skippedLeaves}, {"backward_times", stats.backwardTimes},
+              {"unknown_metrics", stats.unknownMetrics}, {"unresolved_peers", stats.unresolvedPeers}})
             report.row(name, value);
         report.warnings(stats.warnings);
     } else if (format == TraceFormat::Ncu) {

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace strata::app {
 
@@ -80,7 +82,8 @@ void printJson(const storage::StoreReader& store, std::uintmax_t storeBytes)
     std::fputs(out.c_str(), stdout);
 }
 
-/// The import report the ingest left in the meta ("import.N.file", "import.N.ROW"):
+/// The import report the ingest left in the meta ("import.N.file", "import.N.ROW",
+/// "import.N.warning.NNN"):
 /// per input file, what its importer read and the anomalies it counted.
 void printImportReport(const storage::StoreReader& store)
 {
@@ -93,11 +96,16 @@ void printImportReport(const storage::StoreReader& store)
         const auto format = meta.find(prefix + "format");
         std::printf("\nimport of %s (%s)\n", file->second.c_str(),
                     format == meta.end() ? "?" : format->second.c_str());
+        std::vector<std::string> warnings;  // "warning.NNN", in order
         for (auto it = meta.lower_bound(prefix); it != meta.end() && it->first.starts_with(prefix); ++it) {
             const std::string row = it->first.substr(prefix.size());
-            if (row != "file" && row != "format")
+            if (row.starts_with("warning."))
+                warnings.push_back(it->second);
+            else if (row != "file" && row != "format")
                 std::printf("  %-30s %14s\n", row.c_str(), it->second.c_str());
         }
+        for (const std::string& warning : warnings)
+            std::printf("  warning: %s\n", warning.c_str());
     }
 }
 

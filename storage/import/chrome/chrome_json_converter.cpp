@@ -21,6 +21,7 @@ namespace {
 // One end of a flow arrow.
 struct FlowPoint
 {
+    std::uint64_t offset = 0;  // of the event, for the import report
     TrackId track = model::kNoTrack;
     TimeNs ns = 0;  // relative
     model::StringId name = model::kEmptyString;
@@ -47,6 +48,7 @@ struct DeferredFlow
 
 struct OpenAsync
 {
+    std::uint64_t offset = 0;  // of the b/S event, for the import report
     TimeNs startNs = 0;
     model::StringId name = model::kEmptyString;
     model::StringId category = model::kEmptyString;
@@ -81,7 +83,9 @@ private:
     model::Role role(model::StringId name, model::StringId category);
     void emitInterval(TrackId track, std::uint32_t thread, const model::Interval& interval,
         std::string_view args);
-    void complete(const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts);
+    void complete(
+        const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts, MicrosValue dur);
+    void checkTypes(const ChromeEventReader& reader, Phase phase);
     void begin(const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts);
     void end(const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts);
     void counter(
@@ -169,20 +173,20 @@ void MainPass::emitInterval(
     }
 }
 
-void MainPass::complete(const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts)
+void MainPass::complete(
+    const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts, MicrosValue dur)
 {
     model::Interval interval;
     interval.startNs = ts;
-    auto dur = parseMicros(reader.event().dur);
-    if (!dur) {
+    if (dur.status == MicrosStatus::Absent) {
         // Still running when the trace was written: it lasts until its thread's end.
-        ++m_stats.completeWithoutDuration;
+        m_stats.completeWithoutDuration.add(reader.eventOffset());
         interval.endNs = std::max(ts, rel(m_layout.threads[thread].maxEndNs));
-    } else if (*dur < 0) {
-        ++m_stats.negativeDurations;
+    } else if (dur.ns < 0) {
+        m_stats.negativeDurations.add(reader.eventOffset());
         interval.endNs = ts;
     } else {
-        interval.endNs = ts + *dur;
+        interval.endNs = ts + dur.ns;
     }
     interval.name = m_sink.intern(jsonString(reader.event().name, m_s1).value_or(""));
     interval.category = m_sink.intern(jsonString(reader.event().cat, m_s2).value_or(""));
@@ -195,6 +199,7 @@ void MainPass::complete(const ChromeEventReader& reader, std::uint32_t thread, T
 void MainPass::begin(const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts)
 {
     OpenSlice slice;
+    slice.offset = reader.eventOffset();
     slice.startNs = ts;
     slice.name = m_sink.intern(jsonString(reader.event().name, m_s1).value_or(""));
     slice.category = m_sink.intern(jsonString(reader.event().cat, m_s2).value_or(""));
@@ -208,11 +213,13 @@ void MainPass::end(const ChromeEventReader& reader, std::uint32_t thread, TimeNs
 {
     ThreadInfo& t = m_layout.threads[thread];
     if (t.open.empty()) {
-        ++m_stats.unmatchedEnds;
+        m_stats.unmatchedEnds.add(reader.eventOffset());
         return;
     }
     OpenSlice slice = std::move(t.open.back());
     t.open.pop_back();
+    if (ts < slice.startNs)
+        m_stats.endsBeforeBegins.add(reader.eventOffset());
     model::Interval interval;
     interval.startNs = slice.startNs;
     interval.endNs = std::max(ts, slice.startNs);
@@ -235,9 +242,15 @@ void MainPass::counter(
     const ChromeEventReader& reader, std::string_view pid, std::uint32_t process, TimeNs ts)
 {
     std::string_view argsRaw = reader.event().args;
-    if (argsRaw.empty() || argsRaw.front() != '{')
+    if (argsRaw.empty() || argsRaw.front() != '{') {
+        m_stats.counterWithoutArgs.add(reader.eventOffset());
         return;
+    }
     scanJsonObject(argsRaw, m_argFields);
+    if (m_argFields.empty()) {
+        m_stats.counterWithoutArgs.add(reader.eventOffset());
+        return;
+    }
     std::string base(jsonString(reader.event().name, m_s1).value_or(""));
     if (std::string_view id = reader.event().id; !id.empty())
         base += " " + std::string(idText(id, m_s2));
@@ -255,7 +268,10 @@ void MainPass::counter(
         const char* last = first + f.value.size();
         auto [ptr, ec] = std::from_chars(first, last, value);
         if (f.value.empty() || ec != std::errc() || ptr != last) {
-            ++m_stats.nonNumericCounterValues;
+            // from_chars reads any JSON number; one it cannot hold is beyond a double.
+            const bool number = ec == std::errc::result_out_of_range && ptr == last;
+            (number ? m_stats.counterValuesOutOfRange : m_stats.nonNumericCounterValues)
+                .add(reader.eventOffset());
             continue;
         }
         m_key.resize(baseKeyLength);
@@ -292,6 +308,7 @@ void MainPass::flow(
     const ChromeEventReader& reader, Phase phase, std::uint32_t thread, TimeNs ts, TimeNs absTs)
 {
     FlowPoint point;
+    point.offset = reader.eventOffset();
     point.track = threadTrack(thread);
     point.ns = ts;
     point.thread = thread;
@@ -316,8 +333,8 @@ void MainPass::flow(
 
     switch (phase) {
     case Phase::FlowStart:
-        if (pending.hasFrom)
-            ++m_stats.flowStartsWithoutEnd;  // an earlier s with this id never finished
+        if (pending.hasFrom)  // an earlier s with this id never finished
+            m_stats.flowStartsWithoutEnd.add(pending.from.offset);
         if (!pending.endsBeforeStart.empty()) {
             emitFlow(point, pending.endsBeforeStart.front());
             pending.endsBeforeStart.erase(pending.endsBeforeStart.begin());
@@ -331,7 +348,7 @@ void MainPass::flow(
         if (pending.hasFrom)
             emitFlow(pending.from, point);
         else
-            ++m_stats.flowEndsWithoutStart;
+            m_stats.flowEndsWithoutStart.add(point.offset);
         pending.hasFrom = true;
         pending.from = point;
         break;
@@ -387,6 +404,7 @@ void MainPass::async(const ChromeEventReader& reader, Phase phase, std::string_v
 
     if (phase == Phase::AsyncBegin) {
         OpenAsync open;
+        open.offset = reader.eventOffset();
         open.startNs = ts;
         open.name = m_sink.intern(name);
         open.category = m_sink.intern(cat);
@@ -414,10 +432,12 @@ void MainPass::async(const ChromeEventReader& reader, Phase phase, std::string_v
             match = named;
     }
     if (match == stack.rend()) {
-        ++m_stats.unmatchedAsyncEnds;
+        m_stats.unmatchedAsyncEnds.add(reader.eventOffset());
         dropIfDone();
         return;
     }
+    if (ts < match->startNs)
+        m_stats.endsBeforeBegins.add(reader.eventOffset());
     OpenAsync open = std::move(*match);
     stack.erase(std::next(match).base());
     dropIfDone();
@@ -428,6 +448,27 @@ void MainPass::async(const ChromeEventReader& reader, Phase phase, std::string_v
         argsText = args(reader);
     m_sink.addInterval(open.track, interval, argsText);
     ++m_stats.intervals;
+}
+
+// Members of the wrong type that the event is imported without: its name left empty, its
+// args ignored, a pid or tid named by its JSON text ("null", "{...}"). A number or string
+// is right for a pid or tid.
+void MainPass::checkTypes(const ChromeEventReader& reader, Phase phase)
+{
+    const ChromeEventFields& e = reader.event();
+    auto notString = [](std::string_view raw) {
+        return !raw.empty() && raw.front() != '"';
+    };
+    auto notId = [](std::string_view raw) {
+        return !raw.empty() && raw.front() != '"' && raw.front() != '-'
+            && (raw.front() < '0' || raw.front() > '9');
+    };
+    if (notString(e.name) || notString(e.cat))
+        m_stats.badNames.add(reader.eventOffset());
+    if (!e.args.empty() && e.args.front() != '{' && phase != Phase::Counter)
+        m_stats.badArgs.add(reader.eventOffset());
+    if (notId(e.pid) || notId(e.tid))
+        m_stats.badIds.add(reader.eventOffset());
 }
 
 void MainPass::event(const ChromeEventReader& reader)
@@ -444,16 +485,35 @@ void MainPass::event(const ChromeEventReader& reader)
     const Phase phase = ph ? classifyPhase(*ph) : Phase::Unknown;
     if (phase == Phase::Metadata)
         return;
+    const std::uint64_t offset = reader.eventOffset();
     if (phase == Phase::Unknown) {
-        ++m_stats.unknownPhases;
+        (!ph || ph->empty() ? m_stats.missingPhases : m_stats.unknownPhases).add(offset);
         return;
     }
-    auto absTs = parseMicros(reader.event().ts);
-    if (!absTs) {
-        ++m_stats.missingTimestamps;
+    const MicrosValue absTs = readMicros(reader.event().ts);
+    if (!absTs.usable()) {
+        (absTs.status == MicrosStatus::Absent             ? m_stats.missingTimestamps
+                : absTs.status == MicrosStatus::NotNumber ? m_stats.badTimestamps
+                                                          : m_stats.timestampsOutOfRange)
+            .add(offset);
         return;
     }
-    const TimeNs ts = rel(*absTs);
+    MicrosValue dur;
+    if (phase == Phase::Complete) {
+        dur = readMicros(reader.event().dur);
+        if (dur.status == MicrosStatus::NotNumber || dur.status == MicrosStatus::OutOfRange) {
+            (dur.status == MicrosStatus::NotNumber ? m_stats.badDurations
+                                                   : m_stats.durationsOutOfRange)
+                .add(offset);
+            return;
+        }
+        if (dur.status == MicrosStatus::String)
+            m_stats.stringDurations.add(offset);
+    }
+    if (absTs.status == MicrosStatus::String)
+        m_stats.stringTimestamps.add(offset);
+    checkTypes(reader, phase);
+    const TimeNs ts = rel(absTs.ns);
     std::string pid(idText(reader.event().pid, m_s2));
     std::string_view tid = idText(reader.event().tid, m_s3);
     const std::uint32_t thread = m_layout.thread(pid, tid);
@@ -461,7 +521,7 @@ void MainPass::event(const ChromeEventReader& reader)
 
     switch (phase) {
     case Phase::Complete:
-        complete(reader, thread, ts);
+        complete(reader, thread, ts, dur);
         break;
     case Phase::Begin:
         begin(reader, thread, ts);
@@ -483,7 +543,7 @@ void MainPass::event(const ChromeEventReader& reader)
     case Phase::FlowStart:
     case Phase::FlowStep:
     case Phase::FlowEnd:
-        flow(reader, phase, thread, ts, *absTs);
+        flow(reader, phase, thread, ts, absTs.ns);
         break;
     case Phase::AsyncBegin:
     case Phase::AsyncEnd:
@@ -508,7 +568,7 @@ void MainPass::finish()
                 slice.name, slice.category, model::kAutoDepth, role(slice.name, slice.category),
                 slice.seq };
             emitInterval(threadTrack(t), t, interval, slice.args);
-            ++m_stats.unclosedBegins;
+            m_stats.unclosedBegins.add(slice.offset);
         }
     }
     // Async events never ended: closed at the trace's end.
@@ -519,13 +579,15 @@ void MainPass::finish()
                 open.seq };
             m_sink.addInterval(open.track, interval, open.args);
             ++m_stats.intervals;
-            ++m_stats.unclosedAsyncBegins;
+            m_stats.unclosedAsyncBegins.add(open.offset);
         }
     }
     // Flows left half-done.
     for (auto& [key, pending] : m_flows) {
-        m_stats.flowStartsWithoutEnd += pending.hasFrom ? 1 : 0;
-        m_stats.flowEndsWithoutStart += pending.endsBeforeStart.size();
+        if (pending.hasFrom)
+            m_stats.flowStartsWithoutEnd.add(pending.from.offset);
+        for (const FlowPoint& end : pending.endsBeforeStart)
+            m_stats.flowEndsWithoutStart.add(end.offset);
     }
     // Flow ends bound to the next slice: the first slice starting at or after them.
     for (DeferredFlow& d : m_deferredFlows) {
@@ -547,6 +609,24 @@ void MainPass::finish()
     }
     for (const auto& [ph, n] : m_otherPhases)
         m_stats.eventsByPhase[ph] += n;
+    if (m_stats.unknownPhases.count > 0) {
+        std::string& text = m_stats.unknownPhasesText;
+        text = "phases Strata does not import (";
+        int listed = 0;
+        for (const auto& [ph, n] : m_stats.eventsByPhase) {
+            const bool printable = ph.size() <= 8 && std::all_of(ph.begin(), ph.end(), [](char c) {
+                return c >= ' ' && c <= '~' && c != '"';
+            });
+            if (ph == "(none)" || classifyPhase(ph) != Phase::Unknown || !printable)
+                continue;
+            if (++listed > 8) {
+                text += ", ...";
+                break;
+            }
+            text += (listed == 1 ? "\"" : ", \"") + ph + '"';
+        }
+        text = listed == 0 ? std::string() : text + ')';
+    }
 }
 
 }  // namespace

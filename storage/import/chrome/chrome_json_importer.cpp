@@ -118,6 +118,8 @@ ImportStats importChromeJson(const std::filesystem::path& path, TraceSink& sink,
     }
     if (!reader.endNote().empty())
         stats.warnings.push_back(reader.endNote());
+    for (std::string& line : anomalyWarnings(stats.rows(), "byte"))
+        stats.warnings.push_back(std::move(line));
     return stats;
 }
 
@@ -140,35 +142,60 @@ std::uint64_t ImportStats::phase(std::string_view ph) const
 std::vector<ImportStatRow> ImportStats::rows() const
 {
     using S = StatSeverity;
+    using E = AnomalyEffect;
+    const auto anomaly = ImportStatRow::anomaly;
     return {
         { "events", S::Info, "entries of the traceEvents array", totalEvents },
         { "intervals", S::Info, "intervals imported (X, B/E pairs, async b/e)", intervals },
         { "instants", S::Info, "instant events imported (i, I, R, n)", instants },
         { "counter_samples", S::Info, "counter samples imported (C args)", counterSamples },
         { "flows", S::Info, "flow arrows imported (s/t/f)", flows },
-        { "unknown_phases", S::Info, "events of phases Strata does not import, skipped",
-            unknownPhases },
-        { "missing_timestamps", S::DataLoss, "events without a usable ts, skipped",
-            missingTimestamps },
-        { "complete_without_duration", S::Info,
-            "X events without dur, extended to their thread's last time", completeWithoutDuration },
-        { "negative_durations", S::Error, "X events with dur < 0, made empty", negativeDurations },
-        { "unmatched_ends", S::Error, "E events without an open B on their thread, skipped",
-            unmatchedEnds },
-        { "unclosed_begins", S::Info, "B events never ended, closed at their thread's last time",
-            unclosedBegins },
-        { "unmatched_async_ends", S::Error, "async e/F events without an open b/S, skipped",
-            unmatchedAsyncEnds },
-        { "unclosed_async_begins", S::Info, "async b/S events never ended, closed at the end",
-            unclosedAsyncBegins },
-        { "non_numeric_counter_values", S::DataLoss, "C args that are not numbers, skipped",
-            nonNumericCounterValues },
-        { "flow_ends_without_start", S::Info,
-            "f/t flow events whose s is missing (Kineto writes "
-            "them), skipped",
-            flowEndsWithoutStart },
-        { "flow_starts_without_end", S::Info, "s flow events never finished, skipped",
-            flowStartsWithoutEnd },
+        anomaly("missing_phases", S::DataLoss, E::Dropped, "\"ph\" missing or not a string",
+            missingPhases),
+        anomaly("unknown_phases", S::Info, E::Dropped,
+            unknownPhasesText.empty() ? std::string_view("phases Strata does not import")
+                                      : std::string_view(unknownPhasesText),
+            unknownPhases),
+        anomaly("missing_timestamps", S::DataLoss, E::Dropped, "no \"ts\"", missingTimestamps),
+        anomaly("bad_timestamps", S::DataLoss, E::Dropped, "\"ts\" not a number", badTimestamps),
+        anomaly("timestamps_out_of_range", S::DataLoss, E::Dropped, "\"ts\" out of range",
+            timestampsOutOfRange),
+        anomaly("string_timestamps", S::Info, E::Altered,
+            "\"ts\" is a string: read as the number it holds", stringTimestamps),
+        anomaly("bad_durations", S::DataLoss, E::Dropped, "\"dur\" not a number", badDurations),
+        anomaly("durations_out_of_range", S::DataLoss, E::Dropped, "\"dur\" out of range",
+            durationsOutOfRange),
+        anomaly("string_durations", S::Info, E::Altered,
+            "\"dur\" is a string: read as the number it holds", stringDurations),
+        anomaly("complete_without_duration", S::Info, E::Altered,
+            "\"X\" without \"dur\": extended to its thread's last time", completeWithoutDuration),
+        anomaly("negative_durations", S::Error, E::Altered, "negative \"dur\" made 0",
+            negativeDurations),
+        anomaly("ends_before_begins", S::Error, E::Altered,
+            "end (\"E\", \"e\") earlier than its begin: made empty", endsBeforeBegins),
+        anomaly("unmatched_ends", S::Error, E::Dropped, "\"E\" without an open \"B\" on its thread",
+            unmatchedEnds),
+        anomaly("unclosed_begins", S::Info, E::Altered,
+            "\"B\" without its \"E\": closed at its thread's last time", unclosedBegins),
+        anomaly("unmatched_async_ends", S::Error, E::Dropped,
+            "async \"e\" without an open \"b\" of its id", unmatchedAsyncEnds),
+        anomaly("unclosed_async_begins", S::Info, E::Altered,
+            "async \"b\" without its \"e\": closed at the trace's end", unclosedAsyncBegins),
+        anomaly("counters_without_args", S::DataLoss, E::Dropped,
+            "\"C\" without values in \"args\"", counterWithoutArgs),
+        anomaly("non_numeric_counter_values", S::DataLoss, E::Dropped,
+            "counter value (a \"C\" arg) not a number", nonNumericCounterValues),
+        anomaly("counter_values_out_of_range", S::DataLoss, E::Dropped,
+            "counter value (a \"C\" arg) out of range", counterValuesOutOfRange),
+        anomaly("flow_ends_without_start", S::Info, E::Dropped,
+            "flow \"f\" or \"t\" without its \"s\"", flowEndsWithoutStart),
+        anomaly("flow_starts_without_end", S::Info, E::Dropped, "flow \"s\" without its \"f\"",
+            flowStartsWithoutEnd),
+        anomaly("bad_ids", S::Error, E::Altered,
+            "\"pid\" or \"tid\" neither a number nor a string: named by its JSON text", badIds),
+        anomaly("bad_names", S::Error, E::Altered, "\"name\" or \"cat\" not a string: left empty",
+            badNames),
+        anomaly("bad_args", S::Error, E::Altered, "\"args\" not an object: ignored", badArgs),
         { "truncated", S::DataLoss, "the file ended early; read up to the last whole event",
             truncated ? 1u : 0u },
     };

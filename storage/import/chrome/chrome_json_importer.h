@@ -29,10 +29,15 @@
 // then made relative to time 0. Interval::seq carries the event's index in the file, so
 // equal starts keep file order.
 //
+// Events dropped or altered (a "ts" out of range or of the wrong type, a negative "dur",
+// an E without its B, ...) are counted per kind in ImportStats with the byte offset of the
+// first one, and each kind with events becomes one warning line (import_anomaly.h).
+//
 // Memory besides the sink: the reader's window, per-thread stacks of open B events, open
 // async events, and flows whose other end has not been seen yet.
 
 #include "model/time_units.h"
+#include "storage/import/common/import_anomaly.h"
 #include "storage/store/progress.h"
 
 #include <cstdint>
@@ -57,18 +62,7 @@ struct ChromeImportOptions
     std::optional<model::TimeNs> originNs;
 };
 
-/// How bad an import anomaly is.
-enum class StatSeverity { Info, Error, DataLoss };
-
-/// One row of the import report: a declared anomaly or count (Perfetto stats style).
-struct ImportStatRow
-{
-    std::string_view name;
-    StatSeverity severity = StatSeverity::Info;
-    std::string_view description;
-    std::uint64_t value = 0;
-};
-
+/// What an import read, and every event it dropped or altered (see rows()).
 struct ImportStats
 {
     std::uint64_t totalEvents = 0;  ///< entries of the traceEvents array
@@ -77,24 +71,44 @@ struct ImportStats
     std::uint64_t instants = 0;  ///< i/I/R and async n
     std::uint64_t counterSamples = 0;
     std::uint64_t flows = 0;  ///< flow arrows emitted (s->f, s->t, t->f)
-    std::uint64_t unknownPhases = 0;  ///< events of phases not imported (P, O, N, D, T, ...)
-    std::uint64_t missingTimestamps = 0;  ///< events without a usable ts, skipped
-    std::uint64_t completeWithoutDuration = 0;  ///< X without dur: ends at its thread's end
-    std::uint64_t negativeDurations = 0;  ///< X with dur < 0: made empty
-    std::uint64_t unmatchedEnds = 0;  ///< E with no open B on its thread
-    std::uint64_t unclosedBegins = 0;  ///< B never ended: closed at its thread's last time
-    std::uint64_t unmatchedAsyncEnds = 0;  ///< e/F with no open b/S
-    std::uint64_t unclosedAsyncBegins = 0;  ///< b/S never ended: closed at the trace's end
-    std::uint64_t nonNumericCounterValues = 0;  ///< C args that are not numbers, skipped
-    std::uint64_t flowEndsWithoutStart = 0;  ///< f (or t) whose s is missing
-    std::uint64_t flowStartsWithoutEnd = 0;  ///< s never finished by an f
+
+    // Events dropped or altered, each with the byte offset (in the uncompressed JSON) of
+    // the first such event.
+    AnomalyCount missingPhases;  ///< no "ph", or not a string: skipped
+    AnomalyCount unknownPhases;  ///< phases not imported (P, O, N, D, T, ...): skipped
+    std::string unknownPhasesText;  ///< unknownPhases' description, naming the phases
+    AnomalyCount missingTimestamps;  ///< no "ts": skipped
+    AnomalyCount badTimestamps;  ///< "ts" not a number (nor a string holding one): skipped
+    AnomalyCount timestampsOutOfRange;  ///< |ts| of 2^62 ns (146 years) or more: skipped
+    AnomalyCount stringTimestamps;  ///< "ts" a string holding a number: read as the number
+    AnomalyCount badDurations;  ///< X whose "dur" is not a number: skipped
+    AnomalyCount durationsOutOfRange;  ///< X whose |dur| is 2^62 ns or more: skipped
+    AnomalyCount stringDurations;  ///< "dur" a string holding a number: read as the number
+    AnomalyCount completeWithoutDuration;  ///< X without dur: ends at its thread's end
+    AnomalyCount negativeDurations;  ///< X with dur < 0: made empty
+    AnomalyCount endsBeforeBegins;  ///< E (or e/F) earlier than its B (b/S): made empty
+    AnomalyCount unmatchedEnds;  ///< E with no open B on its thread
+    AnomalyCount unclosedBegins;  ///< B never ended: closed at its thread's last time
+    AnomalyCount unmatchedAsyncEnds;  ///< e/F with no open b/S
+    AnomalyCount unclosedAsyncBegins;  ///< b/S never ended: closed at the trace's end
+    AnomalyCount counterWithoutArgs;  ///< C without an args object or with {}: no sample
+    AnomalyCount nonNumericCounterValues;  ///< C args that are not numbers, skipped
+    AnomalyCount counterValuesOutOfRange;  ///< C args beyond a double's range, skipped
+    AnomalyCount flowEndsWithoutStart;  ///< f (or t) whose s is missing
+    AnomalyCount flowStartsWithoutEnd;  ///< s never finished by an f
+    AnomalyCount badIds;  ///< pid/tid neither a number nor a string: its JSON text names it
+    AnomalyCount badNames;  ///< name/cat not a string: left empty
+    AnomalyCount badArgs;  ///< args not an object: ignored
+
     std::uint64_t bytes = 0;  ///< uncompressed JSON bytes
     model::TimeNs originNs = 0;  ///< absolute time of time 0 (as the "origin_ns" meta)
     model::TimeNs endNs = 0;  ///< last time of any event, relative to time 0
     bool truncated = false;  ///< the file ended early; events up to the last whole one
-    std::vector<std::string> warnings;  ///< one line each, for the import report
+    /// One line each, for the import report: the truncation, then one per anomaly kind
+    /// with events ("N events dropped: WHAT (first at byte B)").
+    std::vector<std::string> warnings;
 
-    /// The declared anomaly table, with this import's values.
+    /// The declared table, with this import's values; anomaly rows count byte offsets.
     std::vector<ImportStatRow> rows() const;
     /// Count of events with this phase.
     std::uint64_t phase(std::string_view ph) const;

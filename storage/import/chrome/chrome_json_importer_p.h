@@ -47,7 +47,25 @@ Phase classifyPhase(std::string_view ph);
 enum class Work : std::uint8_t { Neutral, Cpu, Gpu };
 Work classifyCategory(std::string_view cat);
 
-/// A ts or dur in decimal microseconds (a JSON number, or a string holding one), in ns.
+/// Times and durations must stay below 2^62 ns (146 years) in magnitude, so that sums and
+/// differences of two of them cannot overflow.
+constexpr model::TimeNs kMaxMicrosNs = model::TimeNs(1) << 62;
+
+/// How a ts or dur value reads: a number (Ok), a string holding one (String: read as the
+/// number), or not usable.
+enum class MicrosStatus : std::uint8_t { Ok, String, Absent, NotNumber, OutOfRange };
+
+struct MicrosValue
+{
+    model::TimeNs ns = 0;
+    MicrosStatus status = MicrosStatus::Absent;
+    bool usable() const { return status == MicrosStatus::Ok || status == MicrosStatus::String; }
+};
+
+/// A ts or dur in decimal microseconds (a JSON number, or a string holding one), in ns;
+/// out of range when its magnitude is kMaxMicrosNs or more.
+MicrosValue readMicros(std::string_view raw);
+/// readMicros()'s value when usable.
 std::optional<model::TimeNs> parseMicros(std::string_view raw);
 
 /// The identity of a pid or tid value: a string's text or a number's raw text, so that
@@ -70,6 +88,7 @@ constexpr model::TimeNs kNoTime = std::numeric_limits<model::TimeNs>::min();
 /// A B event waiting for its E.
 struct OpenSlice
 {
+    std::uint64_t offset = 0;  // of the B event, for the import report
     model::TimeNs startNs = 0;
     model::StringId name = model::kEmptyString;
     model::StringId category = model::kEmptyString;

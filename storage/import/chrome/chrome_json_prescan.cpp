@@ -251,12 +251,20 @@ Work classifyCategory(std::string_view cat)
     return Work::Neutral;
 }
 
-std::optional<model::TimeNs> parseMicros(std::string_view raw)
+MicrosValue readMicros(std::string_view raw)
 {
-    if (raw.size() >= 2 && raw.front() == '"')
+    if (raw.empty())
+        return {};
+    const bool quoted = raw.front() == '"';
+    if (quoted) {
         raw = raw.substr(1, raw.size() - 2);
+    } else if (raw.front() != '-' && (raw.front() < '0' || raw.front() > '9')) {
+        return { 0, MicrosStatus::NotNumber };  // true, false, null, an object or an array
+    }
+    const MicrosStatus good = quoted ? MicrosStatus::String : MicrosStatus::Ok;
     // Fast path for plain decimals ("4501783126066.206", "-3", "12.5"): the same exact,
-    // round-half-up result as parseDecimalScaled, without its 128-bit arithmetic.
+    // round-half-up result as parseDecimalScaled, without its 128-bit arithmetic. With at
+    // most 15 whole digits it is always in range.
     const bool negative = !raw.empty() && raw[0] == '-';
     std::size_t i = negative ? 1 : 0;
     std::int64_t whole = 0;
@@ -284,10 +292,25 @@ std::optional<model::TimeNs> parseMicros(std::string_view raw)
             for (; kept < 3; ++kept)
                 fraction *= 10;
             const std::int64_t ns = whole * model::kNsPerUs + fraction + (roundUp ? 1 : 0);
-            return negative ? -ns : ns;
+            return { negative ? -ns : ns, good };
         }
     }
-    return model::parseDecimalScaled(raw, model::kNsPerUs);
+    if (auto ns = model::parseDecimalScaled(raw, model::kNsPerUs))
+        return { *ns, *ns > -kMaxMicrosNs && *ns < kMaxMicrosNs ? good : MicrosStatus::OutOfRange };
+    // A JSON number the parser refuses is too large (or too precise) for int64 ns; a string
+    // is out of range when it is written like a number.
+    if (quoted) {
+        const bool numberLike = raw.find_first_not_of("0123456789.eE+-") == std::string_view::npos
+            && raw.find_first_of("0123456789") != std::string_view::npos;
+        return { 0, numberLike ? MicrosStatus::OutOfRange : MicrosStatus::NotNumber };
+    }
+    return { 0, MicrosStatus::OutOfRange };
+}
+
+std::optional<model::TimeNs> parseMicros(std::string_view raw)
+{
+    const MicrosValue value = readMicros(raw);
+    return value.usable() ? std::optional<model::TimeNs>(value.ns) : std::nullopt;
 }
 
 std::string_view idText(std::string_view raw, std::string& scratch)

@@ -1,6 +1,7 @@
 #include "storage/import/counters/counter_log_importer.h"
 
 #include "storage/import/common/csv_reader.h"
+#include "storage/import/common/import_anomaly.h"
 #include "storage/import/common/text_util.h"
 #include "storage/store/input_error.h"
 #include "storage/store/trace_sink.h"
@@ -8,6 +9,9 @@
 #include <array>
 #include <charconv>
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace strata::storage {
 
@@ -134,16 +138,38 @@ std::optional<double> parseCounterValue(std::string_view text)
     return parseCsvNumber(text.substr(0, space));
 }
 
-/// First place of an anomaly, for its warning.
+/// Cells of one anomaly, and the first one's place for the warning.
 struct Anomaly
 {
     std::uint64_t count = 0;
-    std::string first;
-    void note(std::uint64_t line, std::size_t column, std::string_view what)
+    std::uint64_t line = 0;
+    std::size_t column = 0;  // 0-based
+    std::string detail;  // after "line L, column C"
+    /// `detail` is called for the first cell only (no per-cell allocation).
+    template<class Detail>
+    void note(std::uint64_t atLine, std::size_t atColumn, const Detail& makeDetail)
     {
-        if (count++ == 0)
-            first = "line " + std::to_string(line) + ", column " + std::to_string(column + 1)
-                + std::string(what);
+        if (count++ == 0) {
+            line = atLine;
+            column = atColumn;
+            detail = makeDetail();
+        }
+    }
+    /// Adds `other`'s cells; the first is the earlier of the two.
+    void merge(const Anomaly& other)
+    {
+        if (other.count == 0)
+            return;
+        if (count == 0 || std::pair(other.line, other.column) < std::pair(line, column)) {
+            line = other.line;
+            column = other.column;
+            detail = other.detail;
+        }
+        count += other.count;
+    }
+    std::string where() const
+    {
+        return "line " + std::to_string(line) + ", column " + std::to_string(column + 1) + detail;
     }
 };
 
@@ -214,6 +240,7 @@ CounterLogStats importCounterLog(const std::filesystem::path& path, TraceSink& s
     std::map<std::pair<model::TrackId, std::size_t>, model::TrackId> counters;
     std::vector<bool> columnHasValue(header.size(), false);
     Anomaly empty, nonNumeric, ragged;
+    std::vector<Anomaly> nonNumericByColumn(header.size());
     std::optional<TimeNs> origin = options.originNs;
     while (csv.next()) {
         const auto& f = csv.fields();
@@ -222,7 +249,7 @@ CounterLogStats importCounterLog(const std::filesystem::path& path, TraceSink& s
         ++stats.rows;
         if (f.size() != header.size())
             ragged.note(csv.line(), std::min(f.size(), header.size()),
-                ": " + std::to_string(f.size()) + " cells");
+                [&] { return ": " + std::to_string(f.size()) + " cells"; });
         const auto tc = static_cast<std::size_t>(timeColumn);
         const std::string_view timeText = tc < f.size() ? trim(f[tc]) : std::string_view();
         if (stats.rows == 1) {
@@ -272,12 +299,13 @@ CounterLogStats importCounterLog(const std::filesystem::path& path, TraceSink& s
                 continue;  // counted as a ragged row
             const std::string_view text = trim(f[c]);
             if (text.empty()) {
-                empty.note(csv.line(), c, "");
+                empty.note(csv.line(), c, [] { return std::string(); });
                 continue;
             }
             const auto value = parseCounterValue(text);
             if (!value) {
-                nonNumeric.note(csv.line(), c, " ('" + std::string(text.substr(0, 20)) + "')");
+                nonNumericByColumn[c].note(
+                    csv.line(), c, [&] { return " ('" + std::string(text.substr(0, 20)) + "')"; });
                 continue;
             }
             columnHasValue[c] = true;
@@ -302,19 +330,26 @@ CounterLogStats importCounterLog(const std::filesystem::path& path, TraceSink& s
         throw InputError::atLine(
             file, headerLine + 1, "expected at least one sample row after the CSV header");
     stats.originNs = *origin;
+    // A column without any number (a GPU's name) is not a counter and has its own warning;
+    // its cells are no samples dropped.
+    for (std::size_t c = 0; c < header.size(); ++c) {
+        if (columnHasValue[c])
+            nonNumeric.merge(nonNumericByColumn[c]);
+    }
     stats.emptyCells = empty.count;
     stats.nonNumericCells = nonNumeric.count;
     stats.raggedRows = ragged.count;
     stats.commentLines = csv.skippedLines();
-    auto warn = [&](const Anomaly& a, const std::string& what) {
+    // A cell is a counter sample: an empty or non-numeric one is a sample dropped.
+    auto warn = [&](const Anomaly& a, AnomalyEffect effect, const std::string& what) {
         if (a.count > 0)
-            stats.warnings.push_back(
-                std::to_string(a.count) + " " + what + " (first at " + a.first + ")");
+            stats.warnings.push_back(anomalyWarning(a.count, effect, what, a.where()));
     };
-    warn(empty, "empty cell(s) skipped");
-    warn(nonNumeric, "non-numeric cell(s) skipped");
-    warn(ragged,
-        "row(s) with another number of cells than the header's " + std::to_string(header.size()));
+    warn(empty, AnomalyEffect::Dropped, "empty cell");
+    warn(nonNumeric, AnomalyEffect::Dropped, "cell not a number");
+    warn(ragged, AnomalyEffect::Altered,
+        "row with another number of cells than the header's " + std::to_string(header.size())
+            + " (missing cells skipped, extra ones ignored)");
     for (std::size_t c = 0; c < header.size(); ++c) {
         if (!columnHasValue[c] && static_cast<int>(c) != timeColumn
             && static_cast<int>(c) != deviceColumn)

@@ -56,7 +56,8 @@ struct CounterLogStats
     std::uint64_t rows = 0;  ///< data rows
     std::uint64_t samples = 0;  ///< counter samples written
     std::uint64_t counterTracks = 0;
-    std::uint64_t emptyCells = 0;
+    std::uint64_t emptyCells = 0;  ///< samples dropped: empty cells of counter columns
+    /// Samples dropped: text in a counter column (not in a column without any number).
     std::uint64_t nonNumericCells = 0;
     std::uint64_t raggedRows = 0;  ///< rows with fewer or more cells than the header
     std::uint64_t commentLines = 0;

@@ -68,8 +68,8 @@ public:
             if (f.size() == 1 && trim(f[0]).empty())
                 continue;
             ++m_report.dataRows;
-            if (f.size() != m_header.size())
-                ++m_report.raggedRows;
+            if (f.size() != m_header.size() && m_report.raggedRows++ == 0)
+                m_report.firstRaggedLine = m_csv.line();
             const std::string_view idText = cell(m_cols.id);
             if (!m_report.detailsPage && m_report.kernels.empty() && trim(idText).empty()) {
                 readUnits();

@@ -61,6 +61,7 @@ struct NcuReport
     std::uint64_t ruleRows = 0;  ///< details page rule rows, skipped
     std::uint64_t toolLines = 0;  ///< "==PROF==" and similar lines, skipped
     std::uint64_t raggedRows = 0;  ///< rows with more or fewer cells than the header
+    std::uint64_t firstRaggedLine = 0;  ///< the line of the first one
     std::uint64_t kernelsWithoutDuration = 0;
 };
 

@@ -2,6 +2,7 @@
 
 #include "model/json_text.h"
 #include "storage/import/common/csv_reader.h"
+#include "storage/import/common/import_anomaly.h"
 #include "storage/import/common/kernel_name.h"
 #include "storage/import/common/kernel_recorder.h"
 #include "storage/import/ncu/ncu_csv_reader.h"
@@ -97,8 +98,11 @@ Placements layOut(const NcuReport& report, TraceSink& sink, NcuImportStats& stat
         cursor = interval.endNs;
     }
     if (report.kernelsWithoutDuration > 0) {
-        stats.warnings.push_back(std::to_string(report.kernelsWithoutDuration)
-            + " kernel(s) without a duration metric: drawn 1 ns long");
+        const auto first = std::find_if(report.kernels.begin(), report.kernels.end(),
+            [](const NcuKernel& k) { return !k.durationNs; });
+        stats.warnings.push_back(anomalyWarning(report.kernelsWithoutDuration,
+            AnomalyEffect::Altered, "kernel without a duration metric: drawn 1 ns long",
+            "line " + std::to_string(first->line)));
     }
     return out;
 }
@@ -308,9 +312,10 @@ NcuImportStats importNcuCsv(const std::filesystem::path& path, TraceSink& sink,
         joined ? join(report, *traceKernels, sink, stats) : layOut(report, sink, stats);
     writeMetrics(report, placements, sink, stats);
     if (report.raggedRows > 0) {
-        stats.warnings.push_back(std::to_string(report.raggedRows)
-            + " row(s) with another number of cells than the header "
-              "(missing cells read as empty, extra cells ignored)");
+        stats.warnings.push_back(anomalyWarning(report.raggedRows, AnomalyEffect::Altered,
+            "row with another number of cells than the header (missing cells read as empty, "
+            "extra cells ignored)",
+            "line " + std::to_string(report.firstRaggedLine)));
     }
     return stats;
 }

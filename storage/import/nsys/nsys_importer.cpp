@@ -8,6 +8,7 @@
 
 #include "model/role.h"
 #include "storage/import/common/gzip_reader.h"
+#include "storage/import/common/import_anomaly.h"
 #include "storage/import/nsys/nsys_database.h"
 #include "storage/import/nsys/nsys_importer_p.h"
 #include "storage/store/input_error.h"
@@ -105,11 +106,11 @@ bool readable(
     return true;
 }
 
-Interval interval(
-    NsysImport& in, TimeNs start, TimeNs end, StringId name, std::string_view category)
+Interval interval(NsysImport& in, std::string_view table, TimeNs start, TimeNs end, StringId name,
+    std::string_view category)
 {
     if (end < start) {
-        ++in.stats.negativeDurations;
+        countNegativeDuration(in.stats, [&] { return nsysRowAt(table, start); });
         end = start;
     }
     Interval e;
@@ -144,7 +145,7 @@ void importApiCalls(NsysImport& in, Launches& launches)
             named = names.emplace(nameId, in.sink.intern(text.empty() ? "CUDA API" : text)).first;
         }
         const bool driver = eventClass == kClassCudaDriver;
-        const Interval e = interval(in, rows.int64(0), rows.int64(1), named->second,
+        const Interval e = interval(in, kRuntimeTable, rows.int64(0), rows.int64(1), named->second,
             driver ? "cuda_driver" : "cuda_runtime");
         const TrackId track = in.tracks.thread(rows.int64(3));
         args.clear();
@@ -183,8 +184,8 @@ void importOsRuntime(NsysImport& in)
         args.clear();
         if (const std::int64_t result = rows.int64(5); result != 0)
             args.add("return", result);
-        in.sink.addInterval(
-            track, interval(in, rows.int64(0), rows.int64(1), name, "osrt"), args.text());
+        in.sink.addInterval(track,
+            interval(in, kOsrtTable, rows.int64(0), rows.int64(1), name, "osrt"), args.text());
         ++in.stats.osrtCalls;
     }
 }
@@ -247,8 +248,8 @@ void importKernels(NsysImport& in, const Launches& launches)
                 args.add(kCounts[static_cast<std::size_t>(i)], rows.int64(16 + i));
         }
         args.add("correlation", rows.int64(5));
-        addGpuOperation(
-            in, launches, rows, interval(in, rows.int64(0), rows.int64(1), name, "kernel"), args);
+        addGpuOperation(in, launches, rows,
+            interval(in, kKernelTable, rows.int64(0), rows.int64(1), name, "kernel"), args);
         ++in.stats.kernels;
     }
 }
@@ -276,7 +277,7 @@ void importMemcpys(NsysImport& in, const Launches& launches)
             args.add("dst kind", label(memoryKinds, kMemoryKinds, rows.int64(10)));
         args.add("correlation", rows.int64(5));
         addGpuOperation(in, launches, rows,
-            interval(in, rows.int64(0), rows.int64(1), name, "gpu_memcpy"), args);
+            interval(in, kMemcpyTable, rows.int64(0), rows.int64(1), name, "gpu_memcpy"), args);
         ++in.stats.memcpys;
     }
 }
@@ -299,7 +300,7 @@ void importMemsets(NsysImport& in, const Launches& launches)
             args.add("memory kind", label(memoryKinds, kMemoryKinds, rows.int64(9)));
         args.add("correlation", rows.int64(5));
         addGpuOperation(in, launches, rows,
-            interval(in, rows.int64(0), rows.int64(1), name, "gpu_memset"), args);
+            interval(in, kMemsetTable, rows.int64(0), rows.int64(1), name, "gpu_memset"), args);
         ++in.stats.memsets;
     }
 }
@@ -348,16 +349,21 @@ NsysImportStats importSqlite(NsysDatabase& db, TraceSink& sink, const ProgressFn
     if (stats.backtraceRows > 0)
         stats.warnings.push_back(std::to_string(stats.backtraceRows)
             + " CUDA backtrace rows (eventClass 67) repeat API calls: skipped");
-    if (stats.nvtxUnclosed > 0)
-        stats.warnings.push_back(
-            std::to_string(stats.nvtxUnclosed) + " NVTX ranges without an end: skipped");
-    if (stats.negativeDurations > 0)
-        stats.warnings.push_back(
-            std::to_string(stats.negativeDurations) + " events end before they start: made empty");
+    addNsysAnomalyWarnings(stats);
     return stats;
 }
 
 }  // namespace
+
+void addNsysAnomalyWarnings(NsysImportStats& stats)
+{
+    if (stats.nvtxUnclosed > 0)
+        stats.warnings.push_back(anomalyWarning(stats.nvtxUnclosed, AnomalyEffect::Dropped,
+            "NVTX range without an end", stats.firstNvtxUnclosed));
+    if (stats.negativeDurations > 0)
+        stats.warnings.push_back(anomalyWarning(stats.negativeDurations, AnomalyEffect::Altered,
+            "end before its start: made empty", stats.firstNegativeDuration));
+}
 
 NsysImportStats importNsys(
     const std::filesystem::path& path, TraceSink& sink, const ProgressFn& progress)

@@ -65,6 +65,7 @@ struct NsysImportStats
     std::uint64_t nvtxRanges = 0;  ///< push/pop and start/end ranges imported
     std::uint64_t nvtxMarks = 0;
     std::uint64_t nvtxUnclosed = 0;  ///< ranges without an end, skipped
+    std::string firstNvtxUnclosed;  ///< where the first is: "NVTX_EVENTS, start N ns"
     std::uint64_t osrtCalls = 0;
     std::uint64_t osrtMarkers = 0;  ///< OS runtime profiling start/stop instants
     std::uint64_t gpuMetricSamples = 0;
@@ -72,6 +73,7 @@ struct NsysImportStats
     std::uint64_t flows = 0;  ///< runtime call -> GPU operation
     std::uint64_t gpuOpsWithoutCall = 0;  ///< GPU operations whose correlationId matches no call
     std::uint64_t negativeDurations = 0;  ///< end < start: made empty
+    std::string firstNegativeDuration;  ///< "TABLE, start N ns" or "line L" (stats CSV)
     std::vector<std::string> warnings;  ///< one line each
 };
 

@@ -76,6 +76,22 @@ private:
         m_streams;
 };
 
+/// Counts an event whose end is before its start (made empty by the caller); `where` says
+/// where the first one is.
+template<class Where>
+void countNegativeDuration(NsysImportStats& stats, const Where& where)
+{
+    if (stats.negativeDurations++ == 0)
+        stats.firstNegativeDuration = where();
+}
+/// "TABLE, start N ns": where a row is, for a warning (rowids are not selected).
+inline std::string nsysRowAt(std::string_view table, std::int64_t startNs)
+{
+    return std::string(table) + ", start " + std::to_string(startNs) + " ns";
+}
+/// The warning lines of the events dropped or altered that `stats` counts.
+void addNsysAnomalyWarnings(NsysImportStats& stats);
+
 /// Reports rows read over all tables; throws Cancelled when the callback says stop.
 class RowProgress
 {

@@ -124,14 +124,15 @@ void importNvtx(NsysImport& in)
             continue;
         }
         if (rows.isNull(1)) {
-            ++in.stats.nvtxUnclosed;
+            if (in.stats.nvtxUnclosed++ == 0)
+                in.stats.firstNvtxUnclosed = nsysRowAt(kTable, rows.int64(0));
             continue;
         }
         model::Interval e;
         e.startNs = rows.int64(0);
         e.endNs = rows.int64(1);
         if (e.endNs < e.startNs) {
-            ++in.stats.negativeDurations;
+            countNegativeDuration(in.stats, [&] { return nsysRowAt(kTable, e.startNs); });
             e.endNs = e.startNs;
         }
         e.name = name;

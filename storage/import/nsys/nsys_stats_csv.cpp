@@ -6,6 +6,7 @@
 #include "storage/import/common/gzip_reader.h"
 #include "storage/import/common/text_util.h"
 #include "storage/import/nsys/nsys_importer.h"
+#include "storage/import/nsys/nsys_importer_p.h"
 #include "storage/store/input_error.h"
 #include "storage/store/trace_sink.h"
 
@@ -103,7 +104,7 @@ public:
         e.startNs = integer(m_start, number, "Start (ns)", false);
         e.endNs = integer(m_end, number, "End (ns)", false);
         if (e.endNs < e.startNs) {
-            ++stats.negativeDurations;
+            countNegativeDuration(stats, [&] { return "line " + std::to_string(number); });
             e.endNs = e.startNs;
         }
         const std::string& name = field(m_name);
@@ -202,6 +203,7 @@ NsysImportStats importNsysStatsCsv(
             "found an empty file");
     if (progress)
         progress(input.fileSizeBytes(), input.fileSizeBytes());
+    addNsysAnomalyWarnings(stats);
     return stats;
 }
 

@@ -81,6 +81,16 @@ std::string Otf2EventMapper::eventFile(OTF2_LocationRef location) const
     return (m_eventDir / (std::to_string(location) + ".evt")).string();
 }
 
+void Otf2EventMapper::note(std::uint64_t& count, const char* name, OTF2_LocationRef loc,
+    std::optional<OTF2_TimeStamp> t, std::uint64_t n)
+{
+    if (n == 0)
+        return;
+    if (count == 0)
+        m_stats.firstAt[name] = eventFile(loc) + (t ? ", tick " + std::to_string(*t) : "");
+    count += n;
+}
+
 void Otf2EventMapper::fail(std::exception_ptr failure)
 {
     if (!m_failure)
@@ -262,7 +272,8 @@ std::string* Otf2EventMapper::openArgs(Location& where)
     return &where.stack.back().args;
 }
 
-void Otf2EventMapper::close(Location& where, TimeNs endNs)
+void Otf2EventMapper::close(
+    Location& where, TimeNs endNs, OTF2_LocationRef loc, std::optional<OTF2_TimeStamp> t)
 {
     Frame& frame = where.stack.back();
     const RegionInfo& info = region(frame.region);
@@ -270,7 +281,7 @@ void Otf2EventMapper::close(Location& where, TimeNs endNs)
     interval.startNs = frame.startNs;
     interval.endNs = std::max(endNs, frame.startNs);
     if (endNs < frame.startNs)
-        ++m_stats.backwardTimes;
+        note(m_stats.backwardTimes, "backward_times", loc, t);
     interval.name = info.name;
     interval.category = info.category;
     interval.role = info.role;
@@ -288,14 +299,14 @@ void Otf2EventMapper::leave(OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_RegionR
     const auto open = std::find_if(where.stack.rbegin(), where.stack.rend(),
         [&](const Frame& f) { return f.region == regionRef; });
     if (open == where.stack.rend()) {
-        ++m_stats.unmatchedLeaves;
+        note(m_stats.unmatchedLeaves, "unmatched_leaves", loc, t);
         return;
     }
     // Regions opened inside the one that ends and never left end with it.
     const std::size_t keep = static_cast<std::size_t>(where.stack.rend() - open) - 1;
-    m_stats.skippedLeaves += where.stack.size() - keep - 1;
+    note(m_stats.skippedLeaves, "skipped_leaves", loc, t, where.stack.size() - keep - 1);
     while (where.stack.size() > keep)
-        close(where, ns);
+        close(where, ns, loc, t);
 }
 
 void Otf2EventMapper::send(OTF2_LocationRef loc, OTF2_TimeStamp t, std::uint32_t receiver,
@@ -326,7 +337,7 @@ void Otf2EventMapper::message(OTF2_LocationRef loc, OTF2_TimeStamp t, std::uint3
     }
     const auto peer = m_defs.rankLocation(comm, peerRank, loc);
     if (!peer) {
-        ++m_stats.unresolvedPeers;
+        note(m_stats.unresolvedPeers, "unresolved_peers", loc, t);
         return;
     }
     const MessageEnd end { where.track, ns, bytes };
@@ -376,7 +387,7 @@ void Otf2EventMapper::metric(OTF2_LocationRef loc, OTF2_TimeStamp t, OTF2_Metric
     Location& where = location(loc, ns);
     const std::vector<OTF2_MetricMemberRef>* members = m_defs.metricMembers(metricRef);
     if (!members || !types || !values) {
-        ++m_stats.unknownMetrics;
+        note(m_stats.unknownMetrics, "unknown_metrics", loc, t);
         return;
     }
     const std::size_t n = std::min<std::size_t>(count, members->size());
@@ -440,10 +451,15 @@ void Otf2EventMapper::parameter(
 
 void Otf2EventMapper::finish()
 {
-    for (auto& [ref, where] : m_locations) {
-        m_stats.unclosedEnters += where.stack.size();
+    std::vector<OTF2_LocationRef> refs;  // in order, so that the report names the first
+    for (const auto& [ref, where] : m_locations)
+        refs.push_back(ref);
+    std::sort(refs.begin(), refs.end());
+    for (const OTF2_LocationRef ref : refs) {
+        Location& where = m_locations.at(ref);
+        note(m_stats.unclosedEnters, "unclosed_enters", ref, std::nullopt, where.stack.size());
         while (!where.stack.empty())
-            close(where, where.lastNs);
+            close(where, where.lastNs, ref, std::nullopt);
     }
     m_stats.unmatchedSends = m_messages.pendingSends();
     m_stats.unmatchedReceives = m_messages.pendingReceives();

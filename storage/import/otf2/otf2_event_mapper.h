@@ -14,6 +14,7 @@
 
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -85,7 +86,14 @@ private:
     Location& location(OTF2_LocationRef loc, model::TimeNs timeNs);
     model::TimeNs toNs(OTF2_LocationRef loc, OTF2_TimeStamp ticks) const;
     const RegionInfo& region(OTF2_RegionRef ref);
-    void close(Location& where, model::TimeNs endNs);
+    /// Ends the innermost open region at `endNs`; `loc` and `t` name the Leave (none at the
+    /// end of the trace) in the report.
+    void close(Location& where, model::TimeNs endNs, OTF2_LocationRef loc,
+        std::optional<OTF2_TimeStamp> t);
+    /// Counts `n` events of the anomaly `count` (named `name` in the report), keeping where
+    /// the first one is.
+    void note(std::uint64_t& count, const char* name, OTF2_LocationRef loc,
+        std::optional<OTF2_TimeStamp> t, std::uint64_t n = 1);
     /// The args of the innermost open region, or null (none open, or already long enough).
     static std::string* openArgs(Location& where);
     /// One side of a point-to-point message: args on the open region, then the matcher.

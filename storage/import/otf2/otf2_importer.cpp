@@ -1,5 +1,6 @@
 #include "storage/import/otf2/otf2_importer.h"
 
+#include "storage/import/common/import_anomaly.h"
 #include "storage/import/otf2/otf2_definitions.h"
 #include "storage/import/otf2/otf2_event_mapper.h"
 #include "storage/store/input_error.h"
@@ -303,17 +304,31 @@ Otf2ImportStats importOtf2(const fs::path& input, TraceSink& sink, const Progres
     if (stats.events < declaredEvents)  // an event file ended at a chunk border
         throw diagnoseEvents(anchor, defs, eventDir, "fewer events than declared");
     mapper.finish();
-    if (stats.unmatchedSends + stats.unmatchedReceives > 0)
-        stats.warnings.push_back(std::to_string(stats.unmatchedSends) + " MPI sends and "
-            + std::to_string(stats.unmatchedReceives)
-            + " receives have no partner: no flow drawn for them");
-    if (stats.unclosedEnters > 0)
-        stats.warnings.push_back(std::to_string(stats.unclosedEnters)
-            + " regions never left: closed at their location's last event");
-    if (stats.unmatchedLeaves + stats.skippedLeaves > 0)
-        stats.warnings.push_back(std::to_string(stats.unmatchedLeaves)
-            + " Leave records without an Enter, " + std::to_string(stats.skippedLeaves)
-            + " regions closed by an outer Leave");
+    // One line per kind of event dropped or altered (import_anomaly.h).
+    auto warn = [&](std::uint64_t count, AnomalyEffect effect, std::string_view what,
+                    const char* name) {
+        if (count == 0)
+            return;
+        const auto first = stats.firstAt.find(name);
+        stats.warnings.push_back(anomalyWarning(count, effect, what,
+            first == stats.firstAt.end() ? std::string_view() : std::string_view(first->second)));
+    };
+    warn(stats.unmatchedLeaves, AnomalyEffect::Dropped, "Leave without an open Enter of its region",
+        "unmatched_leaves");
+    warn(stats.skippedLeaves, AnomalyEffect::Altered,
+        "region never left, closed by an outer region's Leave", "skipped_leaves");
+    warn(stats.unclosedEnters, AnomalyEffect::Altered,
+        "region never left: closed at its location's last event", "unclosed_enters");
+    warn(stats.backwardTimes, AnomalyEffect::Altered, "Leave before its Enter: made empty",
+        "backward_times");
+    warn(stats.unknownMetrics, AnomalyEffect::Dropped, "Metric record of an undefined metric",
+        "unknown_metrics");
+    warn(stats.unresolvedPeers, AnomalyEffect::Dropped,
+        "MPI message to a rank no location answers to: no flow", "unresolved_peers");
+    warn(stats.unmatchedSends, AnomalyEffect::Dropped, "MPI send without its receive: no flow",
+        "unmatched_sends");
+    warn(stats.unmatchedReceives, AnomalyEffect::Dropped, "MPI receive without its send: no flow",
+        "unmatched_receives");
     return stats;
 }
 

@@ -41,6 +41,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,9 @@ struct Otf2ImportStats
     std::uint64_t unmatchedReceives = 0;
     std::uint64_t unknownMetrics = 0;  ///< Metric records of undefined metrics
     std::uint64_t backwardTimes = 0;  ///< Leave before its Enter: made empty
+    /// Where the first event of each anomaly above is ("DIR/traces/3.evt, tick 1234"), by
+    /// the count's name in the import report ("unmatched_leaves").
+    std::map<std::string, std::string> firstAt;
     std::vector<std::string> warnings;  ///< one line each
 };
 

@@ -188,12 +188,25 @@ TEST_CASE("Chrome import: X, instants, unknown phases, missing dur and ts, metad
     CHECK(r.stats.phase("P") == 1);
     CHECK(r.stats.intervals == 5);
     CHECK(r.stats.instants == 3);
-    CHECK(r.stats.unknownPhases == 2);
-    CHECK(r.stats.missingTimestamps == 1);
-    CHECK(r.stats.completeWithoutDuration == 1);
-    CHECK(r.stats.negativeDurations == 1);
+    CHECK(r.stats.unknownPhases.count == 2);
+    CHECK(r.stats.missingTimestamps.count == 1);
+    CHECK(r.stats.completeWithoutDuration.count == 1);
+    CHECK(r.stats.negativeDurations.count == 1);
     CHECK_FALSE(r.stats.truncated);
-    CHECK(r.stats.warnings.empty());
+    // One warning per kind, at the first such event.
+    const std::string json = readAll(fixture("phases.json"));
+    auto at = [&](const std::string& name) {
+        return std::to_string(json.rfind('{', json.find("\"" + name + "\"")));
+    };
+    CHECK(r.stats.warnings
+        == std::vector<std::string> {
+            "2 events dropped: phases Strata does not import (\"O\", \"P\") (first at byte "
+                + at("sample") + ")",
+            "1 events dropped: no \"ts\" (first at byte " + at("nots") + ")",
+            "1 events altered: \"X\" without \"dur\": extended to its thread's last time "
+            "(first at byte "
+                + at("open") + ")",
+            "1 events altered: negative \"dur\" made 0 (first at byte " + at("neg") + ")" });
     CHECK(r.stats.endNs == 99'500);  // late ends at 200 us; time 0 is 100.5 us
     CHECK(t.meta().at("origin_ns") == "100500");
 
@@ -232,8 +245,8 @@ TEST_CASE("Chrome import: X, instants, unknown phases, missing dur and ts, metad
 TEST_CASE("Chrome import: B/E match per thread in stack order", "[chrome]") {
     Imported r = import(fixture("begin_end.json"));
     const MemoryTrace& t = *r.trace;
-    CHECK(r.stats.unmatchedEnds == 1);
-    CHECK(r.stats.unclosedBegins == 2);
+    CHECK(r.stats.unmatchedEnds.count == 1);
+    CHECK(r.stats.unclosedBegins.count == 2);
     CHECK(r.stats.intervals == 5);
     CHECK(r.stats.phase("B") == 4);
     CHECK(r.stats.phase("E") == 3);
@@ -268,7 +281,7 @@ TEST_CASE("Chrome import: counters, one track per series under the process", "[c
     Imported r = import(fixture("counters.json"));
     const MemoryTrace& t = *r.trace;
     CHECK(r.stats.counterSamples == 6);
-    CHECK(r.stats.nonNumericCounterValues == 2);
+    CHECK(r.stats.nonNumericCounterValues.count == 2);
     CHECK(t.resources().size() == 5);  // the process and 4 series; no thread tracks
 
     const auto& allocated = events(t, "counters/memory.allocated");
@@ -292,8 +305,8 @@ TEST_CASE(
     Imported r = import(fixture("flows.json"));
     const MemoryTrace& t = *r.trace;
     CHECK(r.stats.flows == 4);
-    CHECK(r.stats.flowEndsWithoutStart == 2);  // id 99, and cat "other" id 1
-    CHECK(r.stats.flowStartsWithoutEnd == 1);  // id 50
+    CHECK(r.stats.flowEndsWithoutStart.count == 2);  // id 99, and cat "other" id 1
+    CHECK(r.stats.flowStartsWithoutEnd.count == 1);  // id 50
 
     auto launch = track(t, "process 1/thread 1");
     auto stream = track(t, "GPU 0/stream 7");
@@ -326,8 +339,8 @@ TEST_CASE("Chrome import: async b/e/n and S/F on group tracks", "[chrome]") {
     const MemoryTrace& t = *r.trace;
     CHECK(r.stats.intervals == 6);
     CHECK(r.stats.instants == 1);
-    CHECK(r.stats.unmatchedAsyncEnds == 1);
-    CHECK(r.stats.unclosedAsyncBegins == 1);
+    CHECK(r.stats.unmatchedAsyncEnds.count == 1);
+    CHECK(r.stats.unclosedAsyncBegins.count == 1);
 
     auto load = track(t, "process 5/load");
     REQUIRE(load);
@@ -373,6 +386,107 @@ TEST_CASE("Chrome import: string pids and tids, and numbers written as strings",
     CHECK(events(t, "(no pid)/(no tid)").instants.size() == 1);
     CHECK(events(t, "p1/thread 1").intervals.size() == 1);  // "p\u0031"
     CHECK(interval(t, "escaped \"name\" \xC3\xA9\xF0\x9F\x98\x80"));
+}
+
+TEST_CASE("Chrome import: every event dropped or altered is counted with its first byte "
+          "offset, one warning per kind (issue 14)",
+    "[chrome]") {
+    Imported r = import(fixture("anomalies.json"));
+    const MemoryTrace& t = *r.trace;
+    const std::string json = readAll(fixture("anomalies.json"));
+    // The offset of the event whose member `marker` is, e.g. "\"huge ts\"".
+    auto at = [&](const std::string& marker) {
+        const std::size_t found = json.find(marker);
+        REQUIRE(found != std::string::npos);
+        return static_cast<std::uint64_t>(json.rfind('{', found));
+    };
+    struct Expected
+    {
+        std::uint64_t count;
+        std::string first;
+    };
+    const std::map<std::string, Expected> expected = {
+        { "missing_phases", { 2, R"("no phase")" } },
+        { "unknown_phases", { 2, R"("object")" } },
+        { "missing_timestamps", { 1, R"("no ts")" } },
+        { "bad_timestamps", { 2, R"("null ts")" } },
+        { "timestamps_out_of_range", { 2, R"("huge ts")" } },
+        { "string_timestamps", { 1, R"("string ts")" } },
+        { "bad_durations", { 1, R"("object dur")" } },
+        { "durations_out_of_range", { 1, R"("huge dur")" } },
+        { "string_durations", { 1, R"("string dur")" } },
+        { "complete_without_duration", { 1, R"("no dur")" } },
+        { "negative_durations", { 2, R"("negative dur")" } },
+        { "ends_before_begins", { 1, R"("end before begin")" } },
+        { "unmatched_ends", { 1, R"("lone end")" } },
+        { "unclosed_begins", { 1, R"("never ended")" } },
+        { "unmatched_async_ends", { 1, R"("lone async end")" } },
+        { "unclosed_async_begins", { 1, R"("async never ended")" } },
+        { "counters_without_args", { 1, R"("counter without args")" } },
+        { "non_numeric_counter_values", { 1, R"("text counter")" } },
+        { "counter_values_out_of_range", { 1, R"("huge counter")" } },
+        { "flow_ends_without_start", { 1, R"("lone flow end")" } },
+        { "flow_starts_without_end", { 1, R"("lone flow start")" } },
+        { "bad_ids", { 1, R"("null pid")" } },
+        { "bad_names", { 1, R"("number name")" } },
+        { "bad_args", { 1, R"("array args")" } },
+    };
+    std::vector<std::string> warnings;
+    std::size_t anomalyRows = 0;
+    for (const storage::ImportStatRow& row : r.stats.rows()) {
+        if (row.effect == storage::AnomalyEffect::None)
+            continue;
+        ++anomalyRows;
+        INFO(row.name);
+        const auto it = expected.find(std::string(row.name));
+        REQUIRE(it != expected.end());
+        CHECK(row.value == it->second.count);
+        CHECK(row.first == at(it->second.first));
+        warnings.push_back(std::to_string(row.value)
+            + (row.effect == storage::AnomalyEffect::Dropped ? " events dropped: "
+                                                             : " events altered: ")
+            + std::string(row.description) + " (first at byte " + std::to_string(row.first) + ")");
+    }
+    CHECK(anomalyRows == expected.size());
+    CHECK(r.stats.warnings == warnings);  // one line per kind, in table order
+    {
+        // Offsets are in the uncompressed stream: a .json.gz warns alike.
+        test::TempDir dir;
+        writeAll(dir / "anomalies.json.gz", gzipBytes(json));
+        CHECK(import(dir / "anomalies.json.gz").stats.warnings == warnings);
+    }
+    CHECK_THAT(r.stats.warnings,
+        Catch::VectorContains(std::string("2 events dropped: \"ts\" out of range (first at byte "
+            + std::to_string(at(R"("huge ts")")) + ")")));
+    CHECK_THAT(r.stats.warnings,
+        Catch::VectorContains(
+            std::string("2 events altered: negative \"dur\" made 0 (first at byte "
+                + std::to_string(at(R"("negative dur")")) + ")")));
+    CHECK_THAT(r.stats.warnings,
+        Catch::VectorContains(std::string(
+            "2 events dropped: phases Strata does not import (\"O\", \"P\") (first at byte "
+            + std::to_string(at(R"("object")")) + ")")));
+
+    // What the altered events became.
+    const auto& main = events(t, "process 1/thread 1");
+    auto named = [&](const std::string& name) {
+        const model::Interval* i = interval(t, name);
+        INFO(name);
+        REQUIRE(i);
+        return *i;
+    };
+    const model::TimeNs origin = 10'000;  // the earliest usable ts, 10 us
+    CHECK(named("string ts").startNs == 12'000 - origin);
+    CHECK(named("string dur").endNs - named("string dur").startNs == 5'000);
+    CHECK(named("negative dur").endNs == named("negative dur").startNs);
+    CHECK(named("begin").endNs == named("begin").startNs);  // its E came earlier
+    CHECK(named("never ended").endNs >= named("never ended").startNs);
+    for (const char* dropped : { "huge ts", "object dur", "huge dur", "no ts", "null ts" })
+        CHECK_FALSE(interval(t, dropped));
+    CHECK(main.instants.size() == 2);  // the number name (left empty) and the array args
+    CHECK_FALSE(track(t, "process 1/counter without args"));
+    CHECK_FALSE(track(t, "process 1/huge counter"));
+    CHECK(events(t, "process 1/text counter.w").counters.size() == 1);  // "v" was "n/a"
 }
 
 TEST_CASE("Chrome import: Kineto GPU tracks, rank, origin, exact timestamps, args", "[chrome]") {
@@ -682,19 +796,42 @@ TEST_CASE("Chrome import: every real Chrome/Kineto trace, with its README's coun
         CHECK(s.totalEvents == expected.totalEvents);
         CHECK(s.eventsByPhase == expected.phases);
         CHECK_FALSE(s.truncated);
-        CHECK(s.missingTimestamps == 0);
+        CHECK(s.missingTimestamps.count == 0);
 
         const auto& p = expected.phases;
         std::uint64_t intervals = count(p, "X") + count(p, "B") + count(p, "b") + count(p, "S");
         CHECK(s.intervals == intervals);  // every B, b and S is closed (or closed at the end)
         CHECK(s.instants == count(p, "i") + count(p, "I") + count(p, "R") + count(p, "n"));
         CHECK(s.counterSamples == count(p, "C"));
-        CHECK(s.unknownPhases
-            == count(p, "P") + count(p, "O") + count(p, "N") + count(p, "D") + count(p, "T"));
+        const std::uint64_t unknown =
+            count(p, "P") + count(p, "O") + count(p, "N") + count(p, "D") + count(p, "T");
+        CHECK(s.unknownPhases.count == unknown);
         // Kineto's flows are not 1:1: each matched (cat, id) is one arrow; the rest are counted.
         CHECK(s.flows == expected.flowIdsWithBoth);
-        CHECK(s.flowEndsWithoutStart == count(p, "f") - expected.flowIdsWithBoth);
-        CHECK(s.flowStartsWithoutEnd == count(p, "s") - expected.flowIdsWithBoth);
+        CHECK(s.flowEndsWithoutStart.count == count(p, "f") - expected.flowIdsWithBoth);
+        CHECK(s.flowStartsWithoutEnd.count == count(p, "s") - expected.flowIdsWithBoth);
+
+        // Issue 14: the only events dropped or altered, hence the only warnings, are true
+        // ones: flows whose other end lies outside the recording (Kineto writes them), the
+        // phases Strata does not import, and in the 2018 DevTools worker trace 5 X without
+        // dur, 2 F without their S and 3 S without their F (counted with Python's json).
+        std::map<std::string, std::uint64_t> anomalies;
+        for (const storage::ImportStatRow& row : s.rows()) {
+            if (row.effect != storage::AnomalyEffect::None && row.value > 0)
+                anomalies[std::string(row.name)] = row.value;
+        }
+        std::map<std::string, std::uint64_t> trueOnes = {
+            { "flow_ends_without_start", count(p, "f") - expected.flowIdsWithBoth },
+            { "flow_starts_without_end", count(p, "s") - expected.flowIdsWithBoth },
+            { "unknown_phases", unknown },
+        };
+        if (std::string(expected.path).ends_with("70/worker.json.gz")) {
+            trueOnes.insert({ { "complete_without_duration", 5 }, { "unmatched_async_ends", 2 },
+                { "unclosed_async_begins", 3 } });
+        }
+        std::erase_if(trueOnes, [](const auto& kv) { return kv.second == 0; });
+        CHECK(anomalies == trueOnes);
+        CHECK(s.warnings.size() == anomalies.size());
 
         const model::TimeNs span = *model::parseDecimalScaled(expected.spanUs, model::kNsPerUs);
         // The README's span went through doubles: at 1.7e15 us their step is 0.25 us.
@@ -826,9 +963,42 @@ TEST_CASE("Chrome import: the fast ts parser agrees with parseDecimalScaled", "[
     }
     for (const std::string& s : samples) {
         INFO(s);
-        CHECK(storage::chrome::parseMicros(s) == model::parseDecimalScaled(s, model::kNsPerUs));
-        CHECK(storage::chrome::parseMicros("\"" + s + "\"")
-            == model::parseDecimalScaled(s, model::kNsPerUs));
+        // Within +-2^62 ns; unquoted, only JSON numbers (the reader lets no other bare
+        // token through but true, false and null).
+        std::optional<model::TimeNs> expected = model::parseDecimalScaled(s, model::kNsPerUs);
+        if (expected
+            && (*expected >= storage::chrome::kMaxMicrosNs
+                || *expected <= -storage::chrome::kMaxMicrosNs))
+            expected.reset();
+        const bool jsonNumber = !s.empty() && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9'));
+        CHECK(storage::chrome::parseMicros(s) == (jsonNumber ? expected : std::nullopt));
+        CHECK(storage::chrome::parseMicros("\"" + s + "\"") == expected);
+    }
+}
+
+TEST_CASE(
+    "Chrome import: a ts or dur reads as a number, a string holding one, or neither", "[chrome]") {
+    using storage::chrome::MicrosStatus;
+    using storage::chrome::readMicros;
+    auto status = [](std::string_view raw) {
+        return readMicros(raw).status;
+    };
+    CHECK(status("") == MicrosStatus::Absent);
+    CHECK(status("12.5") == MicrosStatus::Ok);
+    CHECK(readMicros("12.5").ns == 12'500);
+    CHECK(status("\"12.5\"") == MicrosStatus::String);
+    CHECK(readMicros("\"12.5\"").ns == 12'500);
+    for (const char* raw : { "null", "true", "{}", "[1]", "\"soon\"", "\"\"", "\"1 2\"" }) {
+        INFO(raw);
+        CHECK(status(raw) == MicrosStatus::NotNumber);
+    }
+    // 2^62 ns is 4611686018427387.904 us.
+    CHECK(status("4611686018427387.903") == MicrosStatus::Ok);
+    CHECK(status("4611686018427387.904") == MicrosStatus::OutOfRange);
+    CHECK(status("-4611686018427387.904") == MicrosStatus::OutOfRange);
+    for (const char* raw : { "1e300", "9e15", "-1e300", "\"1e300\"", "99999999999999999999" }) {
+        INFO(raw);
+        CHECK(status(raw) == MicrosStatus::OutOfRange);
     }
 }
 

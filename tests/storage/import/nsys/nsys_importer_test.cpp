@@ -341,6 +341,13 @@ TEST_CASE("a hand-made export without the optional tables imports what it has", 
     CHECK(stats.nvtxRanges == 2);
     CHECK(stats.nvtxMarks == 1);
     CHECK(stats.nvtxUnclosed == 1);
+    // Issue 14: one warning per kind, saying where the first one is.
+    CHECK_THAT(stats.warnings,
+        Catch::VectorContains(std::string("1 events dropped: NVTX range without an end (first at "
+                                          "NVTX_EVENTS, start 70 ns)"))
+            && Catch::VectorContains(std::string("1 events altered: end before its start: made "
+                                                 "empty (first at CUPTI_ACTIVITY_KIND_KERNEL, "
+                                                 "start 300 ns)")));
     CHECK(stats.gpuMetricSamples == 5);
     CHECK(stats.gpuMetricTracks == 3);
     CHECK(trace.meta().count("origin_ns") == 0);
@@ -381,6 +388,20 @@ TEST_CASE("a hand-made export without the optional tables imports what it has", 
         == std::vector<model::CounterSample> { { 0, 10.0 }, { 100, 95.0 } });
     CHECK(counters["GPU 1: H100/GPC Clock Frequency [MHz]"]->unit == "MHz");
     CHECK(counters.count("GPU 1: H100/metric 77") == 1);  // not described: named by its id
+}
+
+TEST_CASE("an nsys stats NVTX range ending before its start is made empty and warned with its "
+          "line (issue 14)",
+    "[nsys]") {
+    test::TempDir dir;
+    writeFile(dir / "nvtx.csv",
+        "Start (ns),End (ns),Name,PID,TID,Lvl\n1,2,a,1,1,0\n5,3,b,1,1,0\n7,6,c,1,1,0\n");
+    MemoryTrace trace;
+    const NsysImportStats stats = storage::importNsys(dir / "nvtx.csv", trace);
+    CHECK(stats.negativeDurations == 2);
+    CHECK(stats.warnings
+        == std::vector<std::string> {
+            "2 events altered: end before its start: made empty (first at line 3)" });
 }
 
 TEST_CASE("the nsys stats NVTX trace CSV imports its ranges at their levels", "[nsys]") {

@@ -8,6 +8,7 @@
 #include "storage/import/otf2/mpi_message_matcher.h"
 #include "storage/import/otf2/otf2_clock.h"
 #include "storage/import/otf2/otf2_definitions.h"
+#include "storage/import/otf2/otf2_event_mapper.h"
 #include "storage/store/input_error.h"
 #include "storage/store/memory_trace.h"
 
@@ -18,6 +19,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -104,6 +106,40 @@ TEST_CASE(
     CHECK_FALSE(twoGHz.toNs(18446744073709551615ull).has_value());
 
     CHECK_FALSE(storage::Otf2Clock(0, 0).toNs(5).has_value());
+}
+
+TEST_CASE("OTF2 Leave and Enter records that do not pair are counted with the first one's "
+          "file and tick (issue 14)",
+    "[otf2]") {
+    storage::Otf2Definitions defs;
+    defs.clock = storage::Otf2Clock(1'000'000'000, 0);  // 1 tick = 1 ns
+    defs.hasClock = true;
+    defs.regions[1] = {};
+    defs.regions[2] = {};
+    MemoryTrace trace;
+    storage::Otf2ImportStats stats;
+    storage::Otf2EventMapper mapper(trace, defs, stats, "run/traces");
+    mapper.createTracks();
+    mapper.leave(3, 40, 1);  // nothing open on location 3
+    mapper.enter(3, 50, nullptr, 1);
+    mapper.leave(3, 45, 1);  // before its Enter
+    mapper.leave(3, 55, 2);  // region 2 is not open
+    mapper.enter(3, 60, nullptr, 1);
+    mapper.enter(3, 70, nullptr, 2);
+    mapper.enter(3, 75, nullptr, 2);
+    mapper.leave(3, 80, 1);  // closes both region 2 frames with it
+    mapper.enter(5, 90, nullptr, 1);  // never left
+    mapper.enter(4, 95, nullptr, 1);  // never left
+    mapper.finish();
+    CHECK(stats.unmatchedLeaves == 2);
+    CHECK(stats.backwardTimes == 1);
+    CHECK(stats.skippedLeaves == 2);
+    CHECK(stats.unclosedEnters == 2);
+    const std::string file3 = (fs::path("run/traces") / "3.evt").string();
+    CHECK(stats.firstAt
+        == std::map<std::string, std::string> { { "unmatched_leaves", file3 + ", tick 40" },
+            { "backward_times", file3 + ", tick 45" }, { "skipped_leaves", file3 + ", tick 80" },
+            { "unclosed_enters", (fs::path("run/traces") / "4.evt").string() } });
 }
 
 TEST_CASE("MPI messages pair by key in order, whichever side comes first", "[otf2]") {
