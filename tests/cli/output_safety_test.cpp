@@ -64,7 +64,7 @@ TEST_CASE("issue 14: ingest refuses an output that is one of its inputs, however
     std::filesystem::create_hard_link(trace, dir / "hard.strata");
     std::filesystem::create_directory(dir / "sub");
 
-    for (const std::string output : { trace.string(), std::string("x.json"),
+    for (const std::string& output : { trace.string(), std::string("x.json"),
              std::string("./x.json"), std::string("sub/../x.json"), (dir / "link.strata").string(),
              std::string("hard.strata") }) {
         INFO(output);
