@@ -2,11 +2,13 @@
 
 namespace strata::storage {
 
-std::string anomalyWarning(
-    std::uint64_t count, AnomalyEffect effect, std::string_view what, std::string_view where)
+std::string anomalyWarning(std::uint64_t count, AnomalyEffect effect, std::string_view what,
+    std::string_view where, std::string_view noun)
 {
     std::string line = std::to_string(count);
-    line += effect == AnomalyEffect::Altered ? " events altered: " : " events dropped: ";
+    line += ' ';
+    line += noun;
+    line += effect == AnomalyEffect::Altered ? " altered: " : " dropped: ";
     line += what;
     if (!where.empty()) {
         line += " (first at ";

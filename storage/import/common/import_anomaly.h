@@ -67,8 +67,9 @@ struct ImportStatRow
 
 /// "N events dropped: WHAT (first at WHERE)", or "... altered: ..."; without the
 /// parenthesis when `where` is empty. `where` is e.g. "byte 118" or "line 5, column 3".
-std::string anomalyWarning(
-    std::uint64_t count, AnomalyEffect effect, std::string_view what, std::string_view where);
+/// `noun` names what is counted ("events"; Paraver counts "records").
+std::string anomalyWarning(std::uint64_t count, AnomalyEffect effect, std::string_view what,
+    std::string_view where, std::string_view noun = "events");
 /// The same with WHERE = "UNIT FIRST" ("byte 118"), or none when `first` is kNoPosition.
 std::string anomalyWarning(std::uint64_t count, AnomalyEffect effect, std::string_view what,
     std::string_view unit, std::uint64_t first);

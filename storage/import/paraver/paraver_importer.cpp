@@ -49,7 +49,7 @@ ParaverImportStats Importer::run()
             const char* lineEnd = end;
             if (lineEnd > line && lineEnd[-1] == '\r')
                 --lineEnd;
-            const std::string cut = recordsWarning(1, "dropped",
+            const std::string cut = recordsWarning(1, AnomalyEffect::Dropped,
                 reader.truncated() ? "the compressed file ends early, inside this record"
                                    : "the file ends inside this record",
                 m_lineNumber);
@@ -374,20 +374,20 @@ void Importer::finish()
     }
     m_open.clear();
     if (m_stats.unmatchedEnds > 0) {
-        m_stats.warnings.push_back(recordsWarning(m_stats.unmatchedEnds, "dropped",
+        m_stats.warnings.push_back(recordsWarning(m_stats.unmatchedEnds, AnomalyEffect::Dropped,
             "event ends (value 0) with no open event of their type on their thread",
             m_firstUnmatchedEndLine));
     }
     if (m_stats.unclosedBegins > 0) {
-        m_stats.warnings.push_back(recordsWarning(m_stats.unclosedBegins, "altered",
+        m_stats.warnings.push_back(recordsWarning(m_stats.unclosedBegins, AnomalyEffect::Altered,
             "events that never end, closed at the trace's end", firstUnclosedLine));
     }
     if (m_stats.endsBeforeBegin > 0) {
-        m_stats.warnings.push_back(recordsWarning(m_stats.endsBeforeBegin, "altered",
+        m_stats.warnings.push_back(recordsWarning(m_stats.endsBeforeBegin, AnomalyEffect::Altered,
             "events that end before they begin, made empty", m_firstEndBeforeBeginLine));
     }
     if (m_stats.depthOverflows > 0) {
-        m_stats.warnings.push_back(recordsWarning(m_stats.depthOverflows, "altered",
+        m_stats.warnings.push_back(recordsWarning(m_stats.depthOverflows, AnomalyEffect::Altered,
             "events closed early, more than " + std::to_string(kMaxOpenDepth)
                 + " open of one type on a thread",
             m_firstDepthOverflowLine));

@@ -3,6 +3,7 @@
 // the header, the .pcf and the .row and creates the tracks of the process model;
 // paraver_importer.cpp streams the records into them. Private to storage/import/paraver.
 
+#include "storage/import/common/import_anomaly.h"
 #include "storage/import/paraver/paraver_importer.h"
 #include "storage/store/input_error.h"
 #include "storage/store/trace_sink.h"
@@ -90,12 +91,11 @@ struct OpenEvent
 };
 
 /// One import-report line for records dropped or altered: "N records dropped: WHAT
-/// (first at line L)", the format every importer's warnings share.
+/// (first at line L)", in the format every importer's warnings share.
 inline std::string recordsWarning(
-    std::uint64_t count, std::string_view change, std::string_view what, std::uint64_t line)
+    std::uint64_t count, AnomalyEffect effect, std::string_view what, std::uint64_t line)
 {
-    return std::to_string(count) + " records " + std::string(change) + ": " + std::string(what)
-        + " (first at line " + std::to_string(line) + ")";
+    return anomalyWarning(count, effect, what, "line " + std::to_string(line), "records");
 }
 
 /// Parses a signed integer field ending at ':' or at `end`; moves `p` past the ':'.
