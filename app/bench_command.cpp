@@ -1,5 +1,6 @@
 #include "app/arg_parser.h"
 #include "app/commands.h"
+#include "app/ingest_job.h"
 #include "model/json_text.h"
 #include "storage/store/store_reader.h"
 
@@ -49,6 +50,15 @@ int benchCommand(const Args& args)
         storage::StoreReader validate(*store);  // a bad store is one error line, here
         options.store = *store;
     }
+    options.ingestFiles = [](const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& store,
+                             int workers) {
+        IngestRequest request;
+        request.inputs = inputs;
+        request.output = store;
+        request.threads = workers;
+        request.shards = static_cast<int>(inputs.size());
+        ingestTraces(request);
+    };
     const bool json = p.flag("--json");
     const auto metrics = p.flag("--flame")
         ? bench::runFlameBench({options.eventCounts.empty() ? 10'000'000 : options.eventCounts.front(),

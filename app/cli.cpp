@@ -15,6 +15,7 @@ namespace {
 
 constexpr const char* kUsage = R"(usage:
   strata ingest INPUT... -o STORE [--format auto|chrome|paraver|nsys|ncu|counters|folded|otf2] [--threads N]
+                [--shards N]   # several trace files: N shards built in parallel (default: by size)
   strata info STORE [--json]
   strata metrics STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream] [--rules FILE] [--all-workers]
   strata metrics STORE --profile [--json] [--window T0:T1] [--level ...] [--top N]
@@ -22,7 +23,7 @@ constexpr const char* kUsage = R"(usage:
                 [--size WxH] [--color-by name|category|role|kernel-metric=METRIC] [--counters REGEX] [--scale 1..4]
                 [--diff-window T0:T1 | --diff-store OTHER.strata]   # flame: differential against a baseline
   strata cut STORE -o OUT.strata|OUT.json|OUT.json.gz|OUT.prv [--window T0:T1] [--tracks REGEX] [--filter EXPR] [--rebase]
-  strata synth -o OUT.json|OUT.json.gz|OUT.prv|OUT.strata --events N [--ranks R] [--seed S]
+  strata synth -o OUT.json|OUT.json.gz|OUT.prv|OUT.strata --events N [--ranks R] [--seed S] [--shards N]
   strata bench [--quick] [--json] [--events N] [--queries N] [--no-ingest] [--store STORE]
   strata [FILE...]       # the GUI: a store, or traces as ingest takes them (the demo when no FILE)
 Times accept units: 12.5ms, 300us, 42ns, 2s (plain numbers are ns).

@@ -1,6 +1,7 @@
 #include "app/arg_parser.h"
 #include "app/commands.h"
 #include "model/json_text.h"
+#include "storage/store/run_manifest.h"
 #include "storage/store/store_reader.h"
 
 #include <cstdio>
@@ -68,6 +69,15 @@ void printJson(const storage::StoreReader& store, std::uintmax_t storeBytes)
            + ",\"factor\":" + std::to_string(1 << g.factorLog2)
            + ",\"coarsest_bucket_ns\":" + std::to_string(g.bucketNs(g.levels)) + "}";
     out += ",\"store_bytes\":" + std::to_string(storeBytes);
+    out += ",\"shards\":[";
+    for (std::size_t i = 0; i < store.shards().size(); ++i) {
+        const storage::ShardInfo& shard = store.shards()[i];
+        out += i ? ",{" : "{";
+        out += "\"path\":" + model::jsonString(shard.path.string());
+        out += ",\"tracks\":" + std::to_string(shard.tracks) + ",\"events\":" + std::to_string(shard.events)
+               + ",\"bytes\":" + std::to_string(shard.bytes) + "}";
+    }
+    out += "]";
     out += ",\"meta\":{";
     first = true;
     for (const auto& [k, v] : store.allMeta()) {
@@ -119,6 +129,12 @@ void printTable(const storage::StoreReader& store, std::uintmax_t storeBytes)
     std::printf("span         %s (%lld .. %lld ns)\n", model::formatDuration(store.span().durationNs()).c_str(),
                 static_cast<long long>(store.span().startNs), static_cast<long long>(store.span().endNs));
     std::printf("tracks       %zu\n", store.resources().size());
+    if (store.isRun()) {
+        std::printf("shards       %zu\n", store.shards().size());
+        for (const storage::ShardInfo& shard : store.shards())
+            std::printf("  %s: %zu tracks, %lld events, %.2f MB\n", shard.path.c_str(), shard.tracks,
+                        static_cast<long long>(shard.events), static_cast<double>(shard.bytes) / 1e6);
+    }
     std::printf("events       %lld: %lld intervals, %lld instants, %lld counter samples, %lld flows, %lld stack samples\n",
                 static_cast<long long>(t.all()), static_cast<long long>(t.intervals),
                 static_cast<long long>(t.instants), static_cast<long long>(t.counters),
@@ -145,7 +161,7 @@ int infoCommand(const Args& args)
     if (p.positional().size() != 1)
         throw UsageError{"info needs exactly one STORE"};
     storage::StoreReader store(p.positional()[0]);
-    const auto bytes = std::filesystem::file_size(store.path());
+    const auto bytes = storage::storeBytes(store.path());
     if (p.flag("--json"))
         printJson(store, bytes);
     else

@@ -3,13 +3,15 @@
 #include "app/ingest_job.h"
 #include "app/progress_bar.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <thread>
 
 namespace strata::app {
 
 int ingestCommand(const Args& args)
 {
-    ArgParser p(args, {"-o", "--output", "--format", "--threads"}, {});
+    ArgParser p(args, {"-o", "--output", "--format", "--threads", "--shards"}, {});
     const auto output = p.value("-o") ? p.value("-o") : p.value("--output");
     if (p.positional().empty() || !output)
         throw UsageError{"ingest needs INPUT... and -o STORE"};
@@ -22,7 +24,9 @@ int ingestCommand(const Args& args)
         if (*request.format == storage::TraceFormat::Unknown)
             throw UsageError{"unknown --format '" + formatText + "'"};
     }
-    request.threads = static_cast<int>(p.integer("--threads", 2, 1, 256));
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    request.threads = static_cast<int>(p.integer("--threads", cores, 1, 256));
+    request.shards = static_cast<int>(p.integer("--shards", 0, 0, 4096));
 
     IngestProgressBars bars;
     const IngestSummary summary = ingestTraces(request, bars.callback());

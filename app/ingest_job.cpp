@@ -4,11 +4,16 @@
 #include "app/output_guard.h"
 #include "storage/import/chrome/chrome_json_importer.h"
 #include "storage/store/input_error.h"
-#include "storage/store/store_builder.h"
+#include "storage/store/run_builder.h"
+#include "storage/store/run_manifest.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 namespace strata::app {
 
@@ -67,6 +72,85 @@ void checkInputs(const IngestRequest& request)
     }
 }
 
+int shardsFor(const IngestRequest& request, std::size_t traces, std::size_t joins, std::uint64_t traceBytes)
+{
+    // Files that join to the traces (Nsight Compute, counter logs) join across all of
+    // them, so such an ingest stays one store; so does one file.
+    if (joins > 0 || traces < 2)
+        return 1;
+    if (request.shards > 0)
+        return static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(request.shards), traces));
+    if (traceBytes < kShardFromBytes)
+        return 1;
+    const auto bySize = static_cast<std::size_t>((traceBytes + kBytesPerShard - 1) / kBytesPerShard);
+    return static_cast<int>(std::min(traces, std::max<std::size_t>(bySize, static_cast<std::size_t>(request.threads))));
+}
+
+namespace {
+
+std::uint64_t sizeOf(const std::filesystem::path& input)
+{
+    std::error_code ec;
+    return std::filesystem::is_regular_file(input, ec) ? std::filesystem::file_size(input, ec) : 0;
+}
+
+/// Consecutive files per shard, balanced by size: shard k ends where the running total
+/// passes (k + 1) / shards of all bytes. Returns the first file of each shard and an end.
+std::vector<std::size_t> splitBySize(const std::vector<std::uint64_t>& sizes, int shards)
+{
+    std::uint64_t total = 0;
+    for (std::uint64_t s : sizes)
+        total += s;
+    std::vector<std::size_t> first {0};
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        sum += sizes[i];
+        const std::size_t shardsLeft = static_cast<std::size_t>(shards) - first.size();
+        const std::size_t filesLeft = sizes.size() - i - 1;
+        const bool full = static_cast<double>(sum) * shards >= static_cast<double>(total) * first.size();
+        if (shardsLeft > 0 && filesLeft >= shardsLeft && (full || filesLeft == shardsLeft))
+            first.push_back(i + 1);
+    }
+    first.push_back(sizes.size());
+    return first;
+}
+
+/// Progress of parallel workers as one bar: bytes read of all inputs. Calls are
+/// serialized, since the bar and the dialog are not thread-safe.
+class SharedReadProgress
+{
+public:
+    SharedReadProgress(const IngestProgress& progress, std::size_t files, std::uint64_t totalBytes)
+        : m_progress(progress)
+        , m_done(files, 0)
+        , m_total(totalBytes)
+        , m_phase("reading " + std::to_string(files) + " files")
+    {
+    }
+    storage::ProgressFn forFile(std::size_t file)
+    {
+        if (!m_progress)
+            return {};
+        return [this, file](std::uint64_t done, std::uint64_t) {
+            std::lock_guard lock(m_mutex);
+            m_sum += done - m_done[file];
+            m_done[file] = done;
+            return !m_cancelled && (m_cancelled = !m_progress(m_phase, m_sum, m_total), !m_cancelled);
+        };
+    }
+
+private:
+    const IngestProgress& m_progress;
+    std::mutex m_mutex;
+    std::vector<std::uint64_t> m_done;
+    std::uint64_t m_sum = 0;
+    std::uint64_t m_total;
+    std::string m_phase;
+    bool m_cancelled = false;
+};
+
+} // namespace
+
 IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& progress)
 {
     const auto started = std::chrono::steady_clock::now();
@@ -74,10 +158,6 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
     checkOutputSparesInputs(request.output, request.inputs);
     checkStoreOutputReplaceable(request.output);
     IngestSummary summary;
-    storage::StoreBuildOptions options;
-    options.threads = request.threads;
-    options.progress = phase(progress, "tiling");
-    storage::StoreBuilder builder(request.output, options);
 
     // Nsight Compute files and counter logs join to the traces, so they go after them,
     // whatever the argument order; a recorder between the importers and the builder
@@ -85,8 +165,19 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
     std::vector<std::filesystem::path> traces, joins;
     for (const std::filesystem::path& input : request.inputs)
         (joinsToTraces(formatOf(request, input)) ? joins : traces).push_back(input);
-    storage::KernelRecorder recorder(builder);
-    storage::TraceSink& sink = joins.empty() ? static_cast<storage::TraceSink&>(builder) : recorder;
+    std::vector<std::uint64_t> traceSizes;
+    for (const std::filesystem::path& input : traces) {
+        traceSizes.push_back(sizeOf(input));
+        summary.inputBytes += traceSizes.back();
+    }
+    for (const std::filesystem::path& input : joins)
+        summary.inputBytes += sizeOf(input);
+
+    storage::RunBuildOptions options;
+    options.shards = shardsFor(request, traces.size(), joins.size(), summary.inputBytes);
+    options.threads = request.threads;
+    options.progress = phase(progress, "tiling");
+    storage::RunBuilder run(request.output, options);
 
     // Several Chrome files are ranks of one run: align them on the earliest origin.
     ImportContext context;
@@ -98,52 +189,108 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
                 context.originNs = context.originNs ? std::min(*context.originNs, *o) : *o;
         }
     }
-    std::string sources;
-    std::size_t index = 0;
-    for (const auto* group : {&traces, &joins}) {
-        for (std::size_t i = 0; i < group->size(); ++i, ++index) {
-            const std::filesystem::path& input = (*group)[i];
-            std::error_code ec;
-            if (std::filesystem::is_regular_file(input, ec))
-                summary.inputBytes += std::filesystem::file_size(input);
-            context.rank = group == &traces && traces.size() > 1 ? static_cast<int>(i) : -1;
-            context.recorder = joins.empty() ? nullptr : &recorder;
-            const std::uint64_t eventsBefore = builder.eventCount();
-            ImportResult result = importFile(input, formatOf(request, input), sink, builder, index,
-                context, phase(progress, "reading " + input.filename().string()));
-            summary.warnings.insert(
-                summary.warnings.end(), result.warnings.begin(), result.warnings.end());
-            // A trace that gives nothing is an error, not an empty store over a good one
-            // (the builder is not finished, so an existing store stays as it was). Files
-            // that join to traces (counter logs, Nsight Compute) may add only metrics,
-            // unless nothing at all came before the last of them.
-            const bool nothing = group == &traces
-                ? builder.eventCount() == eventsBefore
-                : i + 1 == joins.size() && builder.eventCount() == 0;
-            if (nothing)
-                throw storage::InputError(
-                    "no events in " + input.string() + ": " + result.noEventsReason);
-            sources += (sources.empty() ? "" : ";") + input.string();
+    // One trace file into a shard; a trace that gives nothing is an error, not an empty
+    // store over a good one (nothing is finished, so an existing store stays as it was).
+    auto importTrace = [&](std::size_t i, storage::TraceSink& sink, storage::StoreBuilder& builder,
+                           const ImportContext& base, const storage::ProgressFn& fileProgress) {
+        ImportContext c = base;
+        c.rank = traces.size() > 1 ? static_cast<int>(i) : -1;
+        const std::uint64_t eventsBefore = builder.eventCount();
+        ImportResult result = importFile(traces[i], formatOf(request, traces[i]), sink, builder, i, c, fileProgress);
+        if (builder.eventCount() == eventsBefore)
+            throw storage::InputError("no events in " + traces[i].string() + ": " + result.noEventsReason);
+        return result.warnings;
+    };
+    std::vector<std::vector<std::string>> warnings(request.inputs.size());
+    if (run.shardCount() == 1) {
+        storage::StoreBuilder& builder = run.shard(0);
+        storage::KernelRecorder recorder(builder);
+        storage::TraceSink& sink = joins.empty() ? static_cast<storage::TraceSink&>(builder) : recorder;
+        context.recorder = joins.empty() ? nullptr : &recorder;
+        for (std::size_t i = 0; i < traces.size(); ++i)
+            warnings[i] = importTrace(i, sink, builder, context,
+                                      phase(progress, "reading " + traces[i].filename().string()));
+        // Files that join to traces may add only metrics, unless nothing at all came
+        // before the last of them.
+        for (std::size_t i = 0; i < joins.size(); ++i) {
+            const std::size_t index = traces.size() + i;
+            ImportResult result = importFile(joins[i], formatOf(request, joins[i]), sink, builder, index, context,
+                                             phase(progress, "reading " + joins[i].filename().string()));
+            warnings[index] = std::move(result.warnings);
+            if (i + 1 == joins.size() && builder.eventCount() == 0)
+                throw storage::InputError("no events in " + joins[i].string() + ": " + result.noEventsReason);
+        }
+    } else {
+        // Shards of consecutive files, parsed and tiled by parallel workers; the first
+        // error (in input order) is the one reported, and it stops the other workers.
+        const std::vector<std::size_t> first = splitBySize(traceSizes, run.shardCount());
+        SharedReadProgress reading(progress, traces.size(), summary.inputBytes);
+        std::atomic<int> nextShard {0};
+        std::atomic<bool> failed {false};
+        std::vector<std::exception_ptr> errors(traces.size());
+        auto worker = [&] {
+            for (int k = nextShard++; k < run.shardCount() && !failed; k = nextShard++) {
+                for (std::size_t i = first[k]; i < first[k + 1] && !failed; ++i) {
+                    try {
+                        storage::ProgressFn fileProgress = reading.forFile(i);
+                        storage::ProgressFn stoppable = [&, fileProgress](std::uint64_t done, std::uint64_t total) {
+                            return !failed && (!fileProgress || fileProgress(done, total));
+                        };
+                        warnings[i] = importTrace(i, run.shard(k), run.shard(k), context, stoppable);
+                    } catch (...) {
+                        errors[i] = std::current_exception();
+                        failed = true;
+                    }
+                }
+            }
+        };
+        std::vector<std::thread> workers;
+        for (int t = 1; t < std::min(request.threads, run.shardCount()); ++t)
+            workers.emplace_back(worker);
+        worker();
+        for (std::thread& t : workers)
+            t.join();
+        // A real error first; a worker stopped by another's failure reports Cancelled.
+        for (int pass = 0; pass < 2; ++pass) {
+            for (const std::exception_ptr& e : errors) {
+                if (!e)
+                    continue;
+                try {
+                    std::rethrow_exception(e);
+                } catch (const storage::Cancelled&) {
+                    if (pass == 1)
+                        throw;
+                } catch (...) {
+                    if (pass == 0)
+                        throw;
+                }
+            }
         }
     }
-    builder.setMeta("source", sources);
-    builder.setMeta("source_signature", sourceSignature(request.inputs));
-    builder.finish();
-    summary.events = builder.eventCount();
+    for (const std::vector<std::string>& lines : warnings)
+        summary.warnings.insert(summary.warnings.end(), lines.begin(), lines.end());
+    std::string sources;
+    for (const auto* group : {&traces, &joins}) {
+        for (const std::filesystem::path& input : *group)
+            sources += (sources.empty() ? "" : ";") + input.string();
+    }
+    run.setMeta("source", sources);
+    run.setMeta("source_signature", sourceSignature(request.inputs));
+    run.finish();
+    summary.events = run.eventCount();
     summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return summary;
 }
 
 std::string summaryLine(const IngestRequest& request, const IngestSummary& summary)
 {
-    std::error_code ec;
-    const auto storeBytes = std::filesystem::file_size(request.output, ec);
+    const std::uint64_t storeBytes = storage::storeBytes(request.output);
     const auto print = [&](char* buffer, std::size_t size) {
         return std::snprintf(buffer, size,
             "ingested %llu events from %zu file(s) (%.1f MB) into %s (%.1f MB) in %.2f s",
             static_cast<unsigned long long>(summary.events), request.inputs.size(),
             static_cast<double>(summary.inputBytes) / 1e6, request.output.c_str(),
-            ec ? 0.0 : static_cast<double>(storeBytes) / 1e6, summary.seconds);
+            static_cast<double>(storeBytes) / 1e6, summary.seconds);
     };
     std::string line(static_cast<std::size_t>(print(nullptr, 0)), '\0');
     print(line.data(), line.size() + 1);

@@ -1,5 +1,6 @@
 #pragma once
-// One ingest: trace files in, one store out. The `strata ingest` command and the GUI's
+// One ingest: trace files in, one store out (a single store, or a run of shards built by
+// parallel workers, run_builder.h). The `strata ingest` command and the GUI's
 // "open a raw trace" both run it. Several Chrome/Kineto files are the ranks of one run:
 // each becomes a rank, aligned on their earliest absolute time. What each importer saw
 // (rows read, anomalies counted, warnings) is kept in the store's meta as the import
@@ -23,7 +24,21 @@ struct IngestRequest
     std::filesystem::path output;
     std::optional<storage::TraceFormat> format;  ///< forced; detected per file when empty
     int threads = 2;
+    /// Shards of the store (run_builder.h); 0: chosen from the inputs (shardsFor).
+    int shards = 0;
 };
+
+/// Inputs of at least this many bytes (the trace files, several of them) are built as a
+/// run of shards by parallel workers; smaller ones make a single store.
+inline constexpr std::uint64_t kShardFromBytes = std::uint64_t(64) << 20;
+/// About this many bytes of input per shard, and at least one shard per thread.
+inline constexpr std::uint64_t kBytesPerShard = std::uint64_t(512) << 20;
+
+/// How many shards an ingest builds: one for a single trace file or when files that join
+/// to the traces (Nsight Compute, counter logs) come with them; `request.shards` when
+/// given (at most one per trace file); else one below kShardFromBytes, and above it one
+/// per kBytesPerShard and at least one per thread.
+int shardsFor(const IngestRequest& request, std::size_t traces, std::size_t joins, std::uint64_t traceBytes);
 
 struct IngestSummary
 {

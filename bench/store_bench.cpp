@@ -82,17 +82,41 @@ std::vector<double> emitQueriesAndFrames(
 /// Writes an 8-rank synthetic run of `events` with `Writer` (a child process: the
 /// writer's memory is not the ingest's).
 template<typename Writer>
-void writeSynthetic(const std::filesystem::path& path, long long events)
+void writeSynthetic(const std::filesystem::path& path, long long events, int ranks = 8, std::uint64_t seed = 1)
 {
     inChild([&] {
         Writer writer(path);
         storage::SynthOptions synth;
         synth.events = static_cast<std::uint64_t>(events);
-        synth.ranks = 8;
+        synth.ranks = ranks;
+        synth.seed = seed;
         storage::generateSyntheticTrace(synth, writer);
         writer.finish();
         return std::vector<double> {};
     });
+}
+
+/// Milliseconds Python's json.load takes over `files` in one process (the median of
+/// three runs), or 0 when python3 is not there.
+double pythonJsonLoadMs(const std::vector<std::filesystem::path>& files)
+{
+    std::string command = "python3 -c 'import json, sys, time\nt = time.perf_counter()\n"
+                          "for f in sys.argv[1:]: json.load(open(f))\nprint((time.perf_counter() - t) * 1000)'";
+    for (const auto& f : files)
+        command += " '" + f.string() + "'";
+    command += " 2>/dev/null";
+    std::vector<double> runs;
+    for (int i = 0; i < 3; ++i) {
+        FILE* pipe = ::popen(command.c_str(), "r");
+        if (!pipe)
+            return 0;
+        double ms = 0;
+        const bool read = std::fscanf(pipe, "%lf", &ms) == 1;
+        if (::pclose(pipe) != 0 || !read)
+            return 0;
+        runs.push_back(ms);
+    }
+    return percentile(runs, 0.5);
 }
 
 }  // namespace
@@ -171,6 +195,37 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
         emit({ "ingest_store_to_json_ratio",
             static_cast<double>(std::filesystem::file_size(store)) / jsonBytes, "ratio",
             caseName });
+    }
+    // Parallel ingest: the same Kineto-style run as two rank files (about 2 x 250 MB; 2 x
+    // 85 MB with --quick), ingested as two shards by one worker, then by two, and Python's
+    // json.load of the same files for scale.
+    if (options.ingest && options.store.empty() && options.ingestFiles) {
+        const long long events = options.quick ? 500'000 : 1'500'000;
+        const std::string caseName = options.quick ? "chrome-2x85MB" : "chrome-2x250MB";
+        std::vector<std::filesystem::path> ranks;
+        double jsonBytes = 0;
+        for (int r = 0; r < 2; ++r) {
+            ranks.push_back(dir / ("rank" + std::to_string(r) + ".json"));
+            writeSynthetic<storage::ChromeJsonWriter>(ranks.back(), events, 4, r + 1);
+            jsonBytes += static_cast<double>(std::filesystem::file_size(ranks.back()));
+        }
+        double ms[3] = {};
+        for (int workers = 1; workers <= 2; ++workers) {
+            const auto ingest = inChild([&] {
+                const auto start = Clock::now();
+                options.ingestFiles(ranks, dir / "ranks.strata", workers);
+                return std::vector<double> { msSince(start), peakRssMb() };
+            });
+            ms[workers] = ingest[0];
+            emit({ "ingest_" + std::to_string(workers) + "_workers_mb_per_s", jsonBytes / 1e6 / (ingest[0] / 1000.0),
+                "MB/s", caseName });
+            emit({ "ingest_" + std::to_string(workers) + "_workers_peak_rss_mb", ingest[1], "MB", caseName });
+        }
+        emit({ "ingest_2_over_1_workers", ms[1] / ms[2], "ratio", caseName });
+        if (const double pythonMs = pythonJsonLoadMs(ranks); pythonMs > 0) {
+            emit({ "python_json_load_mb_per_s", jsonBytes / 1e6 / (pythonMs / 1000.0), "MB/s", caseName });
+            emit({ "ingest_2_workers_over_python_json_load", pythonMs / ms[2], "ratio", caseName });
+        }
     }
     // Paraver: a synthetic .prv (2M events, 4M+ records; 500k with --quick), ingested end
     // to end; the rate is in .prv records (lines) per second.

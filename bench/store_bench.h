@@ -6,6 +6,8 @@
 // runs in a child process, so peak RSS is that phase's own. Reports medians and ratios;
 // never asserts on time.
 
+#include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,11 @@ struct BenchOptions
     /// An existing store (a real trace): only its query and frame phases are measured,
     /// no synthetic stores are built and nothing is ingested.
     std::string store;
+    /// The app's ingest of several trace files into a run of shards by `workers`
+    /// parallel workers (app/ingest_job.h), for the parallel-ingest case; unset: skipped.
+    std::function<void(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& store,
+                       int workers)>
+        ingestFiles;
 };
 
 /// Runs the benchmark; `report` is called with each metric as soon as it is known.

@@ -87,9 +87,10 @@ private:
 class BandCursor
 {
 public:
-    BandCursor(StoreReader& store, std::vector<TileRef> tiles, std::size_t first, TimeRange window,
-        std::uint64_t& eventsRead)
+    BandCursor(StoreReader& store, TrackId track, std::vector<TileRef> tiles, std::size_t first,
+        TimeRange window, std::uint64_t& eventsRead)
         : m_store(store)
+        , m_track(track)
         , m_tiles(std::move(tiles))
         , m_next(first)
         , m_window(window)
@@ -114,7 +115,7 @@ private:
             const TileRef& ref = m_tiles[m_next++];
             if (ref.t1 < m_window.startNs)
                 continue;
-            m_decoded = m_store.readTile(ref, TileKind::Intervals);
+            m_decoded = m_store.readTile(m_track, ref, TileKind::Intervals);
             m_tile = &std::get<IntervalTile>(m_decoded);
             m_eventsRead += m_tile->events.size();
             m_row = 0;
@@ -125,6 +126,7 @@ private:
     }
 
     StoreReader& m_store;
+    TrackId m_track;
     std::vector<TileRef> m_tiles;
     std::size_t m_next;
     TimeRange m_window;
@@ -285,7 +287,7 @@ private:
             const auto first =
                 static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, it - tiles.begin() - 1));
             bands.push_back(std::make_unique<BandCursor>(
-                m_store, std::move(tiles), first, m_window, m_eventsRead));
+                m_store, track, std::move(tiles), first, m_window, m_eventsRead));
             reportProgress();
         }
         const TrackId outTrack = m_newId[track];
@@ -355,7 +357,7 @@ private:
     {
         const std::vector<TileRef> tiles = m_store.exactTiles(track, kind);
         forTilesFrom(tiles, lowNs, m_window.endNs, [&](const TileRef& ref) {
-            DecodedTile decoded = m_store.readTile(ref, kind);
+            DecodedTile decoded = m_store.readTile(track, ref, kind);
             m_eventsRead += static_cast<std::uint64_t>(ref.n);
             fn(decoded);
             reportProgress();
@@ -408,7 +410,7 @@ private:
         if (first != tiles.begin())
             --first;
         for (auto it = first; it != tiles.end() && it->t0 < m_window.endNs; ++it) {
-            const DecodedTile decoded = m_store.readTile(*it, TileKind::Counters);
+            const DecodedTile decoded = m_store.readTile(track, *it, TileKind::Counters);
             m_eventsRead += static_cast<std::uint64_t>(it->n);
             for (const model::CounterSample& s : std::get<CounterTile>(decoded).samples) {
                 if (s.timeNs >= m_window.endNs)

@@ -5,7 +5,8 @@
 // it. Peak memory is then the budget plus the few largest tracks being tiled, whatever
 // the size of the trace.
 //
-//   file:  [segment][segment]...      segment = one track's buffer at one spill:
+//   file:  [segment][segment]...      segment = one track's buffer at one spill, as a
+//          zstd frame (level 1) of:
 //          counts (5 x u64) | intervals (raw structs) | interval args ends | bytes |
 //          instants | instant args ends | bytes | counters | flows | samples
 //

@@ -4,6 +4,7 @@
 #include "storage/store/spill_file.h"
 #include "storage/store/sqlite_db.h"
 #include "storage/store/store_schema.h"
+#include "storage/store/store_tables.h"
 #include "storage/store/tile_codec.h"
 #include "storage/store/track_buffer.h"
 
@@ -63,16 +64,48 @@ std::string creationFailure(int error)
     }
 }
 
+/// The strings in text order: `renamed[id]` is the new id of string `id`, and `sorted`
+/// the table under the new ids. Summaries break ties between equally covering names by
+/// id, so with ids in text order a store's bytes do not depend on the order its names
+/// arrived in, and the shards of a run (run_builder.h) tie-break as the single store.
+std::vector<model::StringId> textOrder(const model::StringTable& strings, model::StringTable& sorted)
+{
+    std::vector<model::StringId> byText(strings.size());
+    for (std::size_t i = 0; i < byText.size(); ++i)
+        byText[i] = static_cast<model::StringId>(i);
+    std::sort(byText.begin(), byText.end(),
+              [&](model::StringId a, model::StringId b) { return strings.text(a) < strings.text(b); });
+    std::vector<model::StringId> renamed(byText.size());
+    for (model::StringId id : byText)
+        renamed[id] = sorted.intern(strings.text(id));
+    return renamed;
+}
+
+void rename(StoreBuilder::TrackBuffer& b, const std::vector<model::StringId>& renamed)
+{
+    for (model::Interval& e : b.intervals) {
+        e.name = renamed[e.name];
+        e.category = renamed[e.category];
+    }
+    for (model::Instant& e : b.instants) {
+        e.name = renamed[e.name];
+        e.category = renamed[e.category];
+    }
+    for (model::Flow& f : b.flows)
+        f.name = renamed[f.name];
+}
+
 /// Runs tileTrack on worker threads, at most `lookahead` tracks ahead of the consumer,
 /// and hands results out in track order.
 class TrackPipeline
 {
 public:
     TrackPipeline(std::vector<std::unique_ptr<StoreBuilder::TrackBuffer>>& tracks,
-                  const SpillFile* spill, const model::LodGrid& grid, int zstdLevel, int threads,
-                  FlameSummaryOptions flame)
+                  const SpillFile* spill, const std::vector<model::StringId>& renamed,
+                  const model::LodGrid& grid, int zstdLevel, int threads, FlameSummaryOptions flame)
         : m_tracks(tracks)
         , m_spill(spill)
+        , m_renamed(renamed)
         , m_grid(grid)
         , m_zstdLevel(zstdLevel)
         , m_flame(flame)
@@ -131,6 +164,7 @@ private:
             try {
                 if (m_spill)
                     m_spill->reload(static_cast<model::TrackId>(index), *m_tracks[index]);
+                rename(*m_tracks[index], m_renamed);
                 r.tiles = tileTrack(*m_tracks[index], m_grid, m_zstdLevel, m_flame);
             } catch (...) {
                 r.error = std::current_exception();
@@ -146,6 +180,7 @@ private:
 
     std::vector<std::unique_ptr<StoreBuilder::TrackBuffer>>& m_tracks;
     const SpillFile* m_spill;
+    const std::vector<model::StringId>& m_renamed;
     const model::LodGrid m_grid;
     const int m_zstdLevel;
     const FlameSummaryOptions m_flame;
@@ -220,13 +255,24 @@ void StoreBuilder::account(std::size_t bytes)
 
 void StoreBuilder::noteTime(model::TimeNs startNs, model::TimeNs endNs)
 {
-    if (m_events == 1) {
+    if (!m_hasTime) {
         m_minNs = startNs;
         m_maxNs = endNs;
+        m_hasTime = true;
     } else {
         m_minNs = std::min(m_minNs, startNs);
         m_maxNs = std::max(m_maxNs, endNs);
     }
+}
+
+std::optional<model::TimeRange> StoreBuilder::eventSpan() const
+{
+    return m_hasTime ? std::optional(model::TimeRange {m_minNs, m_maxNs}) : std::nullopt;
+}
+
+void StoreBuilder::extendSpan(model::TimeRange span)
+{
+    noteTime(span.startNs, span.endNs);
 }
 
 void StoreBuilder::addInterval(model::TrackId track, const model::Interval& interval,
@@ -319,29 +365,21 @@ void StoreBuilder::finish()
             meta["lod_base_bucket_ns"] = std::to_string(grid.baseBucketNs);
             meta["lod_factor_log2"] = std::to_string(grid.factorLog2);
             meta["lod_levels"] = std::to_string(grid.levels);
-            meta["span_start_ns"] = std::to_string(m_events ? m_minNs : 0);
-            meta["span_end_ns"] = std::to_string(m_events ? m_maxNs : 0);
+            meta["span_start_ns"] = std::to_string(m_hasTime ? m_minNs : 0);
+            meta["span_end_ns"] = std::to_string(m_hasTime ? m_maxNs : 0);
             meta["events"] = std::to_string(m_events);
             auto insertMeta = db.prepare("INSERT INTO meta VALUES(?,?)");
             for (const auto& [k, v] : meta)
                 insertMeta.bind(1, k).bind(2, v).run();
 
-            auto insertString = db.prepare("INSERT INTO strings VALUES(?,?)");
-            for (std::size_t i = 0; i < m_strings.size(); ++i)
-                insertString.bind(1, std::int64_t(i)).bind(2, m_strings.text(model::StringId(i))).run();
-
-            auto insertTrack = db.prepare("INSERT INTO tracks VALUES(?,?,?,?,?,?)");
-            for (const model::TrackInfo& t : m_resources.tracks()) {
-                insertTrack.bind(1, std::int64_t(t.id));
-                if (t.parent != model::kNoTrack)
-                    insertTrack.bind(2, std::int64_t(t.parent));
-                insertTrack.bind(3, model::resourceKindName(t.kind)).bind(4, t.name)
-                    .bind(5, t.sortKey).bind(6, t.unit).run();
-            }
+            model::StringTable sorted;
+            const std::vector<model::StringId> renamed = textOrder(m_strings, sorted);
+            writeStrings(db, sorted);
+            writeTracks(db, m_resources);
             auto insertStack = db.prepare("INSERT INTO stacks VALUES(?,?,?)");
             for (std::size_t i = 1; i < m_stacks.size(); ++i) {
                 insertStack.bind(1, std::int64_t(i)).bind(2, std::int64_t(m_stacks[i].first))
-                    .bind(3, std::int64_t(m_stacks[i].second)).run();
+                    .bind(3, std::int64_t(renamed[m_stacks[i].second])).run();
             }
 
             auto insertTile = db.prepare("INSERT INTO tiles VALUES(?,?,?,?,?,?,?,?,?)");
@@ -358,7 +396,7 @@ void StoreBuilder::finish()
             auto insertFlameLevels = db.prepare("INSERT INTO flame_levels VALUES(?,?,?)");
             auto insertFlamePaths = db.prepare("INSERT INTO flame_paths VALUES(?,?)");
             auto insertFlameBucket = db.prepare("INSERT INTO flame_buckets VALUES(?,?,?,?)");
-            TrackPipeline pipeline(m_tracks, m_spill.get(), grid, m_options.zstdLevel, m_options.threads,
+            TrackPipeline pipeline(m_tracks, m_spill.get(), renamed, grid, m_options.zstdLevel, m_options.threads,
                                    m_options.flame);
             for (std::size_t track = 0; track < m_tracks.size(); ++track) {
                 const TrackTiles out = pipeline.take(track);
@@ -410,7 +448,8 @@ void StoreBuilder::finish()
             auto insertKernelMetric = db.prepare("INSERT OR REPLACE INTO kernel_metrics VALUES(?,?,?,?,?)");
             for (const model::KernelMetric& m : m_kernelMetrics) {
                 insertKernelMetric.bind(1, std::int64_t(m.track)).bind(2, m.startNs)
-                    .bind(3, std::int64_t(m.metric)).bind(4, m.value).bind(5, std::int64_t(m.unit)).run();
+                    .bind(3, std::int64_t(renamed[m.metric])).bind(4, m.value)
+                    .bind(5, std::int64_t(renamed[m.unit])).run();
             }
             auto insertCategory = db.prepare("INSERT INTO categories VALUES(?,?,?)");
             for (const auto& [category, totals] : categories)

@@ -26,6 +26,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace strata::storage {
@@ -71,6 +72,14 @@ public:
 
     const model::ResourceTree& resources() const { return m_resources; }
     std::uint64_t eventCount() const { return m_events; }
+    /// The span of the events added so far; nullopt before the first.
+    std::optional<model::TimeRange> eventSpan() const;
+    /// Widens the store's span, and with it its LOD grid, to cover `span`: the shards of
+    /// one run are given the run's, so they share its grid (run_builder.h).
+    void extendSpan(model::TimeRange span);
+
+    /// Replaces the progress callback of the options (tracks written / tracks in all).
+    void setProgress(ProgressFn progress) { m_options.progress = std::move(progress); }
 
     /// Builds the store. Throws on failure, leaving no temporary file behind.
     void finish();
@@ -97,6 +106,7 @@ private:
     std::unique_ptr<SpillFile> m_spill;
     model::TimeNs m_minNs = 0;
     model::TimeNs m_maxNs = 0;
+    bool m_hasTime = false;
     bool m_finished = false;
 };
 

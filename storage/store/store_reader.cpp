@@ -1,21 +1,25 @@
+// StoreReader: a single store, or a run's manifest and its shards, read as one store
+// (store_reader.h). Each call goes to the ShardReader holding the track, with the track's
+// local id; what comes back already names the run's strings, stacks and tracks.
+
 #include "storage/store/store_reader.h"
 
-#include "storage/store/store_reader_p.h"
+#include "storage/store/run_manifest.h"
+#include "storage/store/shard_reader.h"
+#include "storage/store/shard_reader_p.h"
 #include "storage/store/store_schema.h"
-#include "storage/store/tile_codec.h"
 
 #include <algorithm>
-#include <array>
-#include <cstring>
-#include <exception>
-#include <fstream>
-#include <thread>
 
 namespace strata::storage {
 
-using model::TimeNs;
-using model::TimeRange;
-using namespace store_reader_detail;
+/// What a run keeps beside its shards: the manifest's tables and the merged figures.
+struct StoreReader::RunTables
+{
+    RunManifest manifest;
+    std::vector<TrackSummary> summaries;
+    std::map<model::StringId, CategoryTotals> categories;
+};
 
 namespace {
 
@@ -31,256 +35,349 @@ std::optional<model::TimeRange> activityOf(const std::vector<TrackSummary>& summ
     return span;
 }
 
-void checkSqliteMagic(const std::filesystem::path& path)
+std::string formatOf(const std::filesystem::path& path)
 {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec))
-        throw StoreError(path.string() + ": no such store file");
-    std::ifstream in(path, std::ios::binary);
-    char header[16] = {};
-    in.read(header, sizeof header);
-    if (in.gcount() < 16 || std::memcmp(header, "SQLite format 3", 16) != 0)
-        throw StoreError(path.string() + ": not a Strata store (expected an SQLite file at byte 0)");
+    SqliteDb db(path, SqliteDb::Mode::ReadOnly);
+    std::optional<SqliteStatement> stmt;
+    try {
+        stmt.emplace(db.prepare("SELECT value FROM meta WHERE key = 'format'"));
+    } catch (const StoreError&) {
+        throw StoreError(path.string() + ": not a Strata store (no 'meta' table)");
+    }
+    return stmt->step() ? std::string(stmt->text(0)) : std::string();
 }
+
+/// Tile ids of different shards must not meet in the shared cache.
+constexpr int kCacheKeyShardShift = 40;
 
 } // namespace
 
-
 StoreReader::StoreReader(const std::filesystem::path& path)
-    : StoreReader(path, Options{})
+    : StoreReader(path, Options {})
 {
 }
 
 StoreReader::StoreReader(const std::filesystem::path& path, Options options)
     : m_path(path)
-    , m_cache(options.cacheBytes)
+    , m_cache(std::make_shared<SharedTileCache>(options.cacheBytes))
 {
-    checkSqliteMagic(path);
-    m_db = std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadOnly);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        throw StoreError(path.string() + ": no such store file");
+    // A run's manifest says so in its meta; anything else is for ShardReader to judge.
+    std::string format;
     try {
-        loadMetadata();
+        format = formatOf(path);
     } catch (const StoreError&) {
-        throw;
-    } catch (const std::exception& e) {
-        throw StoreError(path.string() + ": corrupted store: " + e.what());
+    }
+    if (format == kRunFormatName) {
+        SqliteDb manifest(path, SqliteDb::Mode::ReadOnly);
+        openRun(manifest);
+    } else {
+        openStore();
     }
 }
 
 StoreReader::~StoreReader() = default;
 
-void StoreReader::loadMetadata()
+void StoreReader::openStore()
 {
-    {
-        auto pageSize = m_db->prepare("PRAGMA page_size");
-        auto pageCount = m_db->prepare("PRAGMA page_count");
-        if (!pageSize.step() || !pageCount.step())
-            m_db->fail("cannot read the page count");
-        const auto expected = static_cast<std::uintmax_t>(pageSize.int64(0) * pageCount.int64(0));
-        const auto actual = std::filesystem::file_size(m_path);
-        if (actual < expected)
-            throw StoreError(m_path.string() + ": truncated store: " + std::to_string(actual)
-                             + " bytes, expected " + std::to_string(expected));
+    auto shard = std::make_unique<ShardReader>(m_path, ShardReader::Context {m_cache, 0, nullptr});
+    m_strings = &shard->strings();
+    m_resources = &shard->resources();
+    m_stacks = &shard->stacks();
+    m_meta = &shard->allMeta();
+    m_summaries = &shard->summaries();
+    m_categories = &shard->categories();
+    m_grid = shard->grid();
+    m_span = shard->span();
+    m_activitySpan = shard->activitySpan();
+    ShardInfo info;
+    info.path = m_path;
+    info.tracks = shard->resources().size();
+    for (const TrackSummary& s : shard->summaries())
+        info.events += s.intervals + s.instants + s.counters + s.flows + s.samples;
+    std::error_code ec;
+    info.bytes = std::filesystem::file_size(m_path, ec);
+    m_shardInfo.push_back(std::move(info));
+    m_shards.push_back(std::move(shard));
+}
+
+void StoreReader::openRun(SqliteDb& manifestDb)
+{
+    m_isRun = true;
+    m_run = std::make_unique<RunTables>();
+    try {
+        m_run->manifest = readRunManifest(manifestDb, m_path);
+    } catch (const StoreError&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw StoreError(m_path.string() + ": corrupted manifest: " + e.what());
     }
-    {
-        std::optional<SqliteStatement> metaStmt;
-        try {
-            metaStmt.emplace(m_db->prepare("SELECT key, value FROM meta"));
-        } catch (const StoreError&) {
-            throw StoreError(m_path.string() + ": not a Strata store (no 'meta' table)");
+    RunManifest& run = m_run->manifest;
+    m_strings = &run.strings;
+    m_resources = &run.tracks;
+    m_stacks = &run.stacks;
+    m_meta = &run.meta;
+    m_summaries = &m_run->summaries;
+    m_categories = &m_run->categories;
+    std::optional<model::TimeRange> span;
+    for (std::size_t i = 0; i < run.shards.size(); ++i) {
+        const RunShard& s = run.shards[i];
+        const std::filesystem::path file = shardFile(m_path, s.path);
+        const std::string name = m_path.string() + ": shard " + s.path;
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(file, ec))
+            throw StoreError(name + " is missing");
+        if (std::filesystem::file_size(file, ec) != s.bytes || headChecksum(file) != s.headChecksum)
+            throw StoreError(name + " is not the file the manifest lists (truncated, altered or replaced)");
+        auto shard = std::make_unique<ShardReader>(
+            file, ShardReader::Context {m_cache, static_cast<std::int64_t>(i) << kCacheKeyShardShift,
+                                        &run.ids[i]});
+        const ShardIds& ids = run.ids[i];
+        if (static_cast<std::int64_t>(shard->resources().size()) != s.tracks
+            || shard->strings().size() != ids.strings.size() || shard->stacks().size() != ids.stacks.size())
+            throw StoreError(name + " does not hold the tracks, strings and stacks the manifest lists");
+        const model::LodGrid& grid = shard->grid();
+        if (i == 0)
+            m_grid = grid;
+        if (grid.baseBucketNs != m_grid.baseBucketNs || grid.factorLog2 != m_grid.factorLog2)
+            throw StoreError(name + " has another level-of-detail grid than the run's first shard");
+        m_grid.levels = std::max(m_grid.levels, grid.levels);
+        span = span ? model::TimeRange {std::min(span->startNs, shard->span().startNs),
+                                        std::max(span->endNs, shard->span().endNs)}
+                    : shard->span();
+        m_run->summaries.insert(m_run->summaries.end(), shard->summaries().begin(), shard->summaries().end());
+        for (const auto& [category, totals] : shard->categories()) {
+            CategoryTotals& t = m_run->categories[ids.strings.at(category)];
+            t.intervals += totals.intervals;
+            t.totalNs += totals.totalNs;
         }
-        while (metaStmt->step())
-            m_meta[std::string(metaStmt->text(0))] = std::string(metaStmt->text(1));
+        ShardInfo info;
+        info.path = file;
+        info.firstTrack = s.firstTrack;
+        info.tracks = static_cast<std::size_t>(s.tracks);
+        info.events = s.events;
+        info.bytes = s.bytes;
+        m_shardInfo.push_back(std::move(info));
+        m_shards.push_back(std::move(shard));
     }
-    if (meta("format") != kStoreFormatName)
-        throw StoreError(m_path.string() + ": not a Strata store (meta 'format' is not 'strata')");
-    const int version = std::atoi(meta("format_version").value_or("0").c_str());
-    if (version > kStoreFormatVersion)
-        throw StoreError(m_path.string() + ": store format version " + std::to_string(version)
-                         + " is newer than this Strata reads (" + std::to_string(kStoreFormatVersion)
-                         + "); upgrade Strata");
-    if (version < 1)
-        throw StoreError(m_path.string() + ": corrupted store: bad format_version");
+    m_span = span.value_or(model::TimeRange {});
+    m_activitySpan = activityOf(m_run->summaries).value_or(m_span);
+}
 
-    m_grid.baseBucketNs = std::atoll(meta("lod_base_bucket_ns").value_or("0").c_str());
-    m_grid.factorLog2 = std::atoi(meta("lod_factor_log2").value_or("0").c_str());
-    m_grid.levels = std::atoi(meta("lod_levels").value_or("0").c_str());
-    if (m_grid.baseBucketNs <= 0 || m_grid.factorLog2 < 1 || m_grid.factorLog2 > 3
-        || m_grid.levels < 1 || m_grid.levels > 22
-        || m_grid.tileNs(m_grid.levels) / m_grid.tileNs(1) != (1LL << (m_grid.factorLog2 * (m_grid.levels - 1))))
-        throw StoreError(m_path.string() + ": corrupted store: bad level-of-detail grid in meta");
-    m_span = {std::atoll(meta("span_start_ns").value_or("0").c_str()),
-              std::atoll(meta("span_end_ns").value_or("0").c_str())};
+std::size_t StoreReader::shardOf(model::TrackId track) const
+{
+    if (track >= m_resources->size())
+        throw std::out_of_range("StoreReader: unknown track " + std::to_string(track));
+    if (m_shardInfo.size() == 1)
+        return 0;
+    auto it = std::upper_bound(m_shardInfo.begin(), m_shardInfo.end(), track,
+                               [](model::TrackId t, const ShardInfo& s) { return t < s.firstTrack; });
+    return static_cast<std::size_t>(it - m_shardInfo.begin()) - 1;
+}
 
-    auto strings = m_db->prepare("SELECT id, text FROM strings ORDER BY id");
-    while (strings.step()) {
-        if (strings.int64(0) != static_cast<std::int64_t>(m_strings.size()) && strings.int64(0) != 0)
-            throw StoreError(m_path.string() + ": corrupted store: string ids are not dense");
-        if (strings.int64(0) != 0)
-            m_strings.intern(strings.text(1));
-    }
-
-    auto tracks = m_db->prepare("SELECT id, parent, kind, name, sort_key, unit FROM tracks ORDER BY id");
-    while (tracks.step()) {
-        model::TrackInfo t;
-        t.id = static_cast<model::TrackId>(tracks.int64(0));
-        t.parent = tracks.isNull(1) ? model::kNoTrack : static_cast<model::TrackId>(tracks.int64(1));
-        auto kind = model::parseResourceKind(tracks.text(2));
-        if (!kind || t.id != m_resources.size() || (t.parent != model::kNoTrack && t.parent >= t.id))
-            throw StoreError(m_path.string() + ": corrupted store: bad track " + std::to_string(t.id));
-        t.kind = *kind;
-        t.name = tracks.text(3);
-        t.sortKey = tracks.int64(4);
-        t.unit = tracks.text(5);
-        m_resources.restore(std::move(t));
-    }
-    const auto trackCount = static_cast<std::int64_t>(m_resources.size());
-    m_summaries.resize(m_resources.size());
-    m_bandMaxNs.assign(m_resources.size(), std::vector<TimeNs>(m_grid.levels + 1, -1));
-    m_indexes.resize(m_resources.size());
-
-    auto stats = m_db->prepare("SELECT * FROM track_stats");
-    while (stats.step()) {
-        TrackSummary& s = m_summaries[checkedId(stats.int64(0), trackCount, "track", m_path)];
-        s.intervals = stats.int64(1);
-        s.instants = stats.int64(2);
-        s.counters = stats.int64(3);
-        s.flows = stats.int64(4);
-        s.samples = stats.int64(5);
-        s.firstNs = stats.int64(6);
-        s.lastNs = stats.int64(7);
-        s.maxDepth = static_cast<int>(stats.int64(8));
-        s.intervalLevel = static_cast<int>(stats.int64(9));
-        s.instantLevel = static_cast<int>(stats.int64(10));
-        s.counterLevel = static_cast<int>(stats.int64(11));
-    }
-    m_activitySpan = activityOf(m_summaries).value_or(m_span);
-    auto bands = m_db->prepare("SELECT track, band, max_duration_ns FROM bands");
-    while (bands.step()) {
-        const auto track = checkedId(bands.int64(0), trackCount, "track", m_path);
-        const auto band = checkedId(bands.int64(1), m_grid.levels + 1, "band", m_path);
-        m_bandMaxNs[track][band] = std::max<TimeNs>(0, bands.int64(2));
-    }
-    auto categories = m_db->prepare("SELECT category, intervals, total_ns FROM categories");
-    while (categories.step()) {
-        const auto id = checkedId(categories.int64(0), static_cast<std::int64_t>(m_strings.size()),
-                                  "category", m_path);
-        m_categories[static_cast<model::StringId>(id)] = {categories.int64(1), categories.int64(2)};
-    }
-    auto stacks = m_db->prepare("SELECT id, parent, frame FROM stacks ORDER BY id");
-    while (stacks.step()) {
-        const std::int64_t id = stacks.int64(0);
-        const std::int64_t parent = stacks.int64(1);
-        if (id != static_cast<std::int64_t>(m_stacks.size()) || parent < 0 || parent >= id)
-            throw StoreError(m_path.string() + ": corrupted store: bad stack " + std::to_string(id));
-        m_stacks.add(static_cast<model::StackId>(parent),
-                     static_cast<model::StringId>(checkedId(stacks.int64(2), static_cast<std::int64_t>(m_strings.size()),
-                                                            "stack frame", m_path)));
-    }
-    m_indexStmt.emplace(m_db->prepare("SELECT payload FROM tile_index WHERE track = ?"));
-    m_hasKernelMetrics
-        = m_db->prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kernel_metrics'")
-              .step();
-    loadFlameLevels();
-    m_connections[0] = std::make_unique<Connection>(m_path);
+model::TrackId StoreReader::local(model::TrackId track, std::size_t shard) const
+{
+    return track - m_shardInfo[shard].firstTrack;
 }
 
 std::optional<std::string> StoreReader::meta(const std::string& key) const
 {
-    auto it = m_meta.find(key);
-    return it == m_meta.end() ? std::nullopt : std::optional<std::string>(it->second);
+    auto it = m_meta->find(key);
+    return it == m_meta->end() ? std::nullopt : std::optional<std::string>(it->second);
 }
 
-const StoreReader::TrackIndex& StoreReader::index(model::TrackId track)
+std::vector<TrackSlice> StoreReader::query(const ViewportQuery& q)
 {
-    if (track >= m_indexes.size())
-        throw std::out_of_range("StoreReader: unknown track " + std::to_string(track));
-    if (!m_indexes[track]) {
-        auto idx = std::make_unique<TrackIndex>();
-        m_indexStmt->bind(1, std::int64_t(track));
-        std::vector<TileIndexEntry> entries;
-        try {
-            if (m_indexStmt->step())
-                entries = decodeTileIndex(m_indexStmt->blob(0));
-        } catch (const CorruptTile& e) {
-            m_indexStmt->reset();
-            throw StoreError(m_path.string() + ": corrupted tile index of track " + std::to_string(track) + ": "
-                             + e.what());
-        }
-        m_indexStmt->reset();
-        for (const TileIndexEntry& e : entries) {
-            if (e.level > m_grid.levels || e.id <= 0)
-                throw StoreError(m_path.string() + ": corrupted tile index of track " + std::to_string(track));
-            idx->tiles[{static_cast<int>(e.kind), e.level}].push_back({e.id, e.idx, e.t0, e.t1, e.n});
-        }
-        m_indexes[track] = std::move(idx);
+    if (q.endNs <= q.startNs || q.pixelWidth <= 0)
+        throw std::invalid_argument("StoreReader::query: empty window or no pixels");
+    std::lock_guard lock(m_mutex);
+    std::vector<TrackSlice> out(q.tracks.size());
+    for (std::size_t i = 0; i < q.tracks.size(); ++i)
+        out[i].track = q.tracks[i];
+    if (m_shards.size() == 1) {
+        m_shards[0]->query(q, q.tracks, out, true);
+        return out;
     }
-    return *m_indexes[track];
-}
-
-std::shared_ptr<const DecodedTile> StoreReader::tile(const TileRef& ref, int kind, Connection& conn)
-{
+    // The tracks of each shard, in the query's order; whole shards go to one core or the
+    // other, balanced by track count, so no shard's connection is used twice at once.
+    struct Part
     {
-        std::lock_guard lock(m_cacheMutex);
-        if (auto hit = m_cache.find(ref.id))
-            return hit;
+        std::size_t shard;
+        std::vector<model::TrackId> tracks;  // local ids
+        std::vector<std::size_t> slots;  // where they go in `out`
+        std::vector<TrackSlice> slices;
+    };
+    std::map<std::size_t, Part> byShard;
+    for (std::size_t i = 0; i < q.tracks.size(); ++i) {
+        const std::size_t shard = shardOf(q.tracks[i]);
+        Part& part = byShard[shard];
+        part.shard = shard;
+        part.tracks.push_back(local(q.tracks[i], shard));
+        part.slots.push_back(i);
     }
-    // Fetch and decode outside the cache lock.
-    auto decoded = std::make_shared<const DecodedTile>(decodeTile(ref, kind, conn));
-    std::lock_guard lock(m_cacheMutex);
-    m_cache.insert(ref.id, decoded);
-    return decoded;
-}
-
-DecodedTile StoreReader::decodeTile(const TileRef& ref, int kind, Connection& conn)
-{
-    SqliteStatement& stmt = *conn.payload;
-    stmt.bind(1, ref.id);
-    if (!stmt.step()) {
-        stmt.reset();
-        throw StoreError(m_path.string() + ": corrupted store: tile " + std::to_string(ref.id) + " is missing");
+    std::vector<Part*> parts;
+    for (auto& [shard, part] : byShard) {
+        part.slices.resize(part.tracks.size());
+        m_shards[shard]->loadIndexes(part.tracks);
+        parts.push_back(&part);
     }
-    try {
-        if (stmt.int64(0) != kind)
-            throw CorruptTile("tile kind differs from its index");
-        const std::string_view payload = stmt.blob(1);
-        DecodedTile decoded;
-        switch (static_cast<TileKind>(kind)) {
-        case TileKind::Intervals: decoded = decodeIntervalTile(payload); break;
-        case TileKind::Instants: decoded = decodeInstantTile(payload); break;
-        case TileKind::Counters: decoded = decodeCounterTile(payload); break;
-        case TileKind::Flows: decoded = decodeFlowTile(payload); break;
-        case TileKind::Samples: decoded = decodeSampleTile(payload); break;
-        case TileKind::IntervalSummary: decoded = decodeIntervalSummaryTile(payload); break;
-        case TileKind::InstantSummary: decoded = decodeInstantSummaryTile(payload); break;
-        case TileKind::CounterSummary: decoded = decodeCounterSummaryTile(payload); break;
-        default: throw CorruptTile("unknown tile kind");
+    auto fillParts = [&](std::size_t first, std::size_t last, int slot) {
+        for (std::size_t p = first; p < last; ++p)
+            m_shards[parts[p]->shard]->fill(q, parts[p]->tracks, parts[p]->slices, 0, parts[p]->tracks.size(), slot);
+    };
+    std::size_t half = 0;
+    for (std::size_t done = 0; half < parts.size() && 2 * done < q.tracks.size(); ++half)
+        done += parts[half]->tracks.size();
+    if (parts.size() < 2 || q.tracks.size() < 8)
+        fillParts(0, parts.size(), 0);
+    else
+        shard_reader_detail::runOnTwoCores([&] { fillParts(0, half, 0); }, [&] { fillParts(half, parts.size(), 1); });
+    for (Part* part : parts) {
+        for (std::size_t k = 0; k < part->slots.size(); ++k) {
+            TrackSlice& slice = out[part->slots[k]];
+            const model::TrackId track = slice.track;
+            slice = std::move(part->slices[k]);
+            slice.track = track;
         }
-        stmt.reset();
-        return decoded;
-    } catch (const CorruptTile& e) {
-        stmt.reset();
-        throw StoreError(m_path.string() + ": corrupted store: tile " + std::to_string(ref.id) + ": " + e.what());
     }
+    return out;
 }
 
-std::vector<StoreReader::TileRef> StoreReader::exactTiles(model::TrackId track, TileKind kind, int band)
+std::vector<model::Interval> StoreReader::intervals(model::TrackId track, model::TimeNs startNs,
+                                                    model::TimeNs endNs)
 {
-    std::lock_guard lock(m_mutex);
-    const auto* tiles = index(track).find(kind, band);
-    return tiles ? *tiles : std::vector<TileRef>{};
+    return intervals(track, startNs, endNs, 0);
 }
 
-DecodedTile StoreReader::readTile(const TileRef& ref, TileKind kind)
+std::vector<model::Interval> StoreReader::intervals(model::TrackId track, model::TimeNs startNs,
+                                                    model::TimeNs endNs, int fromBand)
 {
     std::lock_guard lock(m_mutex);
-    return decodeTile(ref, static_cast<int>(kind), *m_connections[0]);
+    const std::size_t shard = shardOf(track);
+    return m_shards[shard]->intervals(local(track, shard), startNs, endNs, fromBand);
+}
+
+std::vector<model::StackSample> StoreReader::stackSamples(model::TrackId track, model::TimeNs startNs,
+                                                          model::TimeNs endNs)
+{
+    std::lock_guard lock(m_mutex);
+    const std::size_t shard = shardOf(track);
+    return m_shards[shard]->stackSamples(local(track, shard), startNs, endNs);
+}
+
+std::string StoreReader::intervalArgs(model::TrackId track, const model::Interval& interval)
+{
+    std::lock_guard lock(m_mutex);
+    const std::size_t shard = shardOf(track);
+    return m_shards[shard]->intervalArgs(local(track, shard), interval);
+}
+
+std::vector<KernelMetricInfo> StoreReader::kernelMetricNames()
+{
+    std::lock_guard lock(m_mutex);
+    std::map<std::pair<model::StringId, model::StringId>, KernelMetricInfo> merged;
+    for (const auto& shard : m_shards) {
+        for (const KernelMetricInfo& info : shard->kernelMetricNames()) {
+            auto [it, added] = merged.try_emplace({info.metric, info.unit}, info);
+            if (added)
+                continue;
+            it->second.kernels += info.kernels;
+            it->second.minValue = std::min(it->second.minValue, info.minValue);
+            it->second.maxValue = std::max(it->second.maxValue, info.maxValue);
+        }
+    }
+    std::vector<KernelMetricInfo> out;
+    for (const auto& [key, info] : merged)
+        out.push_back(info);
+    std::stable_sort(out.begin(), out.end(), [this](const KernelMetricInfo& a, const KernelMetricInfo& b) {
+        return m_strings->text(a.metric) < m_strings->text(b.metric);
+    });
+    return out;
+}
+
+std::vector<model::KernelMetric> StoreReader::kernelMetrics(model::TrackId track,
+                                                            std::optional<model::StringId> metric)
+{
+    std::lock_guard lock(m_mutex);
+    const std::size_t shard = shardOf(track);
+    std::optional<model::StringId> shardMetric;
+    if (metric && m_run) {
+        // The run's id of the metric, back to the shard's.
+        const auto& ids = m_run->manifest.ids[shard].strings;
+        auto it = std::find(ids.begin(), ids.end(), *metric);
+        if (it == ids.end())
+            return {};
+        shardMetric = static_cast<model::StringId>(it - ids.begin());
+    } else {
+        shardMetric = metric;
+    }
+    std::vector<model::KernelMetric> out = m_shards[shard]->kernelMetrics(local(track, shard), shardMetric);
+    for (model::KernelMetric& m : out)
+        m.track = track;
+    return out;
+}
+
+std::optional<FlameLevelRange> StoreReader::flameLevels(model::TrackId track) const
+{
+    const std::size_t shard = shardOf(track);
+    return m_shards[shard]->flameLevels(local(track, shard));
+}
+
+std::vector<FlameBucket> StoreReader::flameBuckets(model::TrackId track, int level, std::int64_t firstBucket,
+                                                   std::int64_t endBucket)
+{
+    std::lock_guard lock(m_mutex);
+    const std::size_t shard = shardOf(track);
+    return m_shards[shard]->flameBuckets(local(track, shard), level, firstBucket, endBucket);
+}
+
+model::StackTable StoreReader::flamePaths(model::TrackId track)
+{
+    std::lock_guard lock(m_mutex);
+    const std::size_t shard = shardOf(track);
+    return m_shards[shard]->flamePaths(local(track, shard));
+}
+
+std::size_t StoreReader::cacheBytes() const
+{
+    std::lock_guard lock(m_cache->mutex);
+    return m_cache->cache.bytes();
+}
+
+std::size_t StoreReader::cacheBudget() const
+{
+    return m_cache->cache.budget();
+}
+
+std::vector<TileRef> StoreReader::exactTiles(model::TrackId track, TileKind kind, int band)
+{
+    std::lock_guard lock(m_mutex);
+    const std::size_t shard = shardOf(track);
+    return m_shards[shard]->exactTiles(local(track, shard), kind, band);
+}
+
+DecodedTile StoreReader::readTile(model::TrackId track, const TileRef& ref, TileKind kind)
+{
+    std::lock_guard lock(m_mutex);
+    return m_shards[shardOf(track)]->readTile(ref, kind);
 }
 
 model::TimeNs StoreReader::bandMaxDurationNs(model::TrackId track, int band) const
 {
-    if (track >= m_bandMaxNs.size() || band < 0 || band > m_grid.levels)
+    if (track >= m_resources->size())
         return -1;
-    return m_bandMaxNs[track][band];
+    const std::size_t shard = shardOf(track);
+    return m_shards[shard]->bandMaxDurationNs(local(track, shard), band);
+}
+
+std::vector<std::pair<model::StackId, model::StringId>> StoreReader::stackFrames()
+{
+    std::vector<std::pair<model::StackId, model::StringId>> frames(1);
+    for (model::StackId id = 1; id < m_stacks->size(); ++id)
+        frames.emplace_back(m_stacks->parent(id), m_stacks->frame(id));
+    return frames;
 }
 
 } // namespace strata::storage

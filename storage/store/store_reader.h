@@ -1,5 +1,9 @@
 #pragma once
-// StoreReader opens a tile store and answers viewport queries.
+// StoreReader opens a tile store, or a run of shards (a manifest, run_manifest.h), and
+// answers viewport queries. A run reads like one store: its tracks, strings and stacks
+// are the run's (the manifest's), and each call goes to the shard that holds the track
+// (shard_reader.h), so a query touches only the shards of the tracks it asks for. All
+// shards share one decoded-tile cache and its budget.
 //
 // query(tracks, t0, t1, pixelWidth) picks per track and per kind the coarsest summary
 // level whose bucket is no wider than one pixel (LodGrid::levelFor), or exact events
@@ -11,8 +15,9 @@
 //   - decoded tiles are kept in an LRU TileCache with a byte budget.
 //
 // Opening a file that is not a store, a store of a newer format, or a truncated one
-// throws StoreError; a corrupted tile found later throws StoreError from query(). All
-// public methods are thread-safe (one mutex: SQLite and the cache are not shared).
+// throws StoreError, as does a run with a missing, truncated or replaced shard (naming
+// the shard); a corrupted tile found later throws StoreError from query(). All public
+// methods are thread-safe (one mutex: SQLite and the cache are not shared).
 
 #include "model/kernel_metric.h"
 #include "model/lod_grid.h"
@@ -22,6 +27,7 @@
 #include "storage/store/flame_summarizer.h"
 #include "storage/store/sqlite_db.h"
 #include "storage/store/tile_cache.h"
+#include "storage/store/tiles.h"
 
 #include <filesystem>
 #include <map>
@@ -94,6 +100,29 @@ struct CategoryTotals
     model::TimeNs totalNs = 0;
 };
 
+/// Where one tile of a track lies in its store file.
+struct TileRef
+{
+    std::int64_t id;
+    std::int64_t idx;
+    model::TimeNs t0, t1;
+    std::int64_t n;
+};
+
+/// One file of a run, as `strata info` lists it: a single store is a run of one shard.
+struct ShardInfo
+{
+    std::filesystem::path path;
+    model::TrackId firstTrack = 0;  ///< its tracks are the run's [firstTrack, +tracks)
+    std::size_t tracks = 0;
+    std::int64_t events = 0;
+    std::uint64_t bytes = 0;
+};
+
+class ShardReader;
+struct ShardIds;
+struct SharedTileCache;
+
 class StoreReader
 {
 public:
@@ -107,8 +136,8 @@ public:
     ~StoreReader();
 
     const std::filesystem::path& path() const { return m_path; }
-    const model::StringTable& strings() const { return m_strings; }
-    const model::ResourceTree& resources() const { return m_resources; }
+    const model::StringTable& strings() const { return *m_strings; }
+    const model::ResourceTree& resources() const { return *m_resources; }
     const model::LodGrid& grid() const { return m_grid; }
     model::TimeRange span() const { return m_span; }
     /// The span of what the traced program did: the union of the tracks holding intervals,
@@ -118,11 +147,16 @@ public:
     /// has any activity.
     model::TimeRange activitySpan() const { return m_activitySpan; }
     std::optional<std::string> meta(const std::string& key) const;
-    const std::map<std::string, std::string>& allMeta() const { return m_meta; }
-    const TrackSummary& summary(model::TrackId track) const { return m_summaries.at(track); }
-    const std::map<model::StringId, CategoryTotals>& categories() const { return m_categories; }
+    const std::map<std::string, std::string>& allMeta() const { return *m_meta; }
+    const TrackSummary& summary(model::TrackId track) const { return m_summaries->at(track); }
+    const std::map<model::StringId, CategoryTotals>& categories() const { return *m_categories; }
     /// The interned call stacks: frame and parent of each stack id (model/stack_table.h).
-    const model::StackTable& stacks() const { return m_stacks; }
+    const model::StackTable& stacks() const { return *m_stacks; }
+
+    /// The files this store reads: itself, or the shards of a run, in track order.
+    const std::vector<ShardInfo>& shards() const { return m_shardInfo; }
+    /// Whether `path()` is a run's manifest (even of one shard) rather than a store.
+    bool isRun() const { return m_isRun; }
 
     /// The viewport query (see the class comment).
     std::vector<TrackSlice> query(const ViewportQuery& q);
@@ -159,59 +193,41 @@ public:
     std::size_t cacheBytes() const;
     std::size_t cacheBudget() const;
 
-    struct TileRef
-    {
-        std::int64_t id;
-        std::int64_t idx;
-        model::TimeNs t0, t1;
-        std::int64_t n;
-    };
-    struct TrackIndex;
-    /// A read connection: queries split their tracks over two of them, one per core.
-    struct Connection;
+    using TileRef = storage::TileRef;
 
     /// Streaming access for exports that read a whole window without holding it (trace_cut.h):
     /// the exact tiles of one kind and band of a track, in start order (t0 = first start,
-    /// t1 = largest end), and one tile decoded without entering the cache.
+    /// t1 = largest end), and one tile of that track decoded without entering the cache.
     std::vector<TileRef> exactTiles(model::TrackId track, TileKind kind, int band = 0);
-    DecodedTile readTile(const TileRef& ref, TileKind kind);
+    DecodedTile readTile(model::TrackId track, const TileRef& ref, TileKind kind);
     /// The longest interval of one duration band of a track, or -1 when the band is empty.
     model::TimeNs bandMaxDurationNs(model::TrackId track, int band) const;
     /// The interned call stacks: entry i >= 1 is (parent, frame); entry 0 is the root.
     std::vector<std::pair<model::StackId, model::StringId>> stackFrames();
 
 private:
-    const TrackIndex& index(model::TrackId track);
-    std::shared_ptr<const DecodedTile> tile(const TileRef& ref, int kind, Connection& conn);
-    DecodedTile decodeTile(const TileRef& ref, int kind, Connection& conn);
-    void loadMetadata();
-    void loadFlameLevels();
-    void readExactIntervals(model::TrackId track, int fromBand, model::TimeRange window,
-                            std::vector<model::Interval>& out, Connection& conn);
-    void fillSlice(TrackSlice& slice, model::TimeRange window, double nsPerPx, int pixelWidth,
-                   Connection& conn);
+    struct RunTables;
+    std::size_t shardOf(model::TrackId track) const;
+    model::TrackId local(model::TrackId track, std::size_t shard) const;
+    void openStore();
+    void openRun(SqliteDb& manifest);
 
     std::filesystem::path m_path;
-    std::unique_ptr<SqliteDb> m_db;
+    bool m_isRun = false;
     mutable std::mutex m_mutex;  ///< one public call at a time
-    mutable std::mutex m_cacheMutex;  ///< the cache, shared by a query's two halves
-    TileCache m_cache;
-    std::unique_ptr<Connection> m_connections[2];
-    model::StringTable m_strings;
-    model::ResourceTree m_resources;
-    model::StackTable m_stacks;
+    std::shared_ptr<SharedTileCache> m_cache;
+    std::vector<std::unique_ptr<ShardReader>> m_shards;
+    std::vector<ShardInfo> m_shardInfo;
+    std::unique_ptr<RunTables> m_run;  ///< a run's own tables; null for a single store
+    const model::StringTable* m_strings = nullptr;
+    const model::ResourceTree* m_resources = nullptr;
+    const model::StackTable* m_stacks = nullptr;
+    const std::map<std::string, std::string>* m_meta = nullptr;
+    const std::vector<TrackSummary>* m_summaries = nullptr;
+    const std::map<model::StringId, CategoryTotals>* m_categories = nullptr;
     model::LodGrid m_grid;
     model::TimeRange m_span;
     model::TimeRange m_activitySpan;
-    std::map<std::string, std::string> m_meta;
-    std::vector<TrackSummary> m_summaries;
-    std::vector<std::vector<model::TimeNs>> m_bandMaxNs;  ///< [track][band], -1 when empty
-    std::map<model::StringId, CategoryTotals> m_categories;
-    std::vector<std::unique_ptr<TrackIndex>> m_indexes;
-    std::optional<SqliteStatement> m_indexStmt;
-    bool m_hasKernelMetrics = false;
-    std::vector<std::optional<FlameLevelRange>> m_flameLevels;  ///< [track]
-    std::optional<SqliteStatement> m_flameBucketStmt;
 };
 
 } // namespace strata::storage

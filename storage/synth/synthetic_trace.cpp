@@ -422,6 +422,11 @@ void Generator::stepAfterAllReduce(Rank& r, TimeNs allReduceEndNs)
 
 }  // namespace synth_detail
 
+int syntheticRootCount(const SynthOptions& options)
+{
+    return (std::max(1, options.ranks) + synth_detail::kRanksPerNode - 1) / synth_detail::kRanksPerNode;
+}
+
 void generateSyntheticTrace(
     const SynthOptions& options, TraceSink& sink, const ProgressFn& progress)
 {

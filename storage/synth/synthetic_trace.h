@@ -34,6 +34,10 @@ struct SynthOptions
     std::uint64_t seed = 1;  ///< any value; equal seeds give equal traces
 };
 
+/// The root tracks the trace has (node tracks, one per four ranks): what a ShardRouter
+/// deals out to the shards of a run.
+int syntheticRootCount(const SynthOptions& options);
+
 /// Generates the synthetic training trace into `sink`. `progress` gets (events generated,
 /// events requested) after every step; if it returns false, storage::Cancelled is thrown.
 /// Throws std::invalid_argument when options.ranks < 1.

@@ -51,42 +51,46 @@ void fill(Rng& rng, storage::MemoryTrace& trace, model::TrackId track, model::Ti
 void makeRandomTrace(const RandomTraceOptions& options, storage::MemoryTrace& trace)
 {
     Rng rng{std::mt19937_64(options.seed)};
-    const auto node = trace.addTrack(model::kNoTrack, model::ResourceKind::Node, "node 0");
-    const auto process = trace.addTrack(node, model::ResourceKind::Process, "rank 0");
-    std::vector<model::TrackId> threads;
-    for (int i = 0; i < options.threads; ++i)
-        threads.push_back(trace.addTrack(process, model::ResourceKind::Thread, "thread " + std::to_string(i), i));
-    const auto counter = trace.addTrack(process, model::ResourceKind::Counter, "power", 0, "W");
     trace.setMeta("origin_ns", "1700000000000000000");
+    for (int n = 0; n < options.nodes; ++n) {
+        const std::string k = std::to_string(n);
+        const auto node = trace.addTrack(model::kNoTrack, model::ResourceKind::Node, "node " + k, n);
+        const auto process = trace.addTrack(node, model::ResourceKind::Process, "rank " + k);
+        std::vector<model::TrackId> threads;
+        for (int i = 0; i < options.threads; ++i)
+            threads.push_back(trace.addTrack(process, model::ResourceKind::Thread, "thread " + std::to_string(i), i));
+        const auto counter = trace.addTrack(process, model::ResourceKind::Counter, "power", 0, "W");
 
-    for (const model::TrackId track : threads) {
-        constexpr int kSegments = 64;
-        for (int seg = 0; seg < kSegments; ++seg) {
-            int budget = options.intervalsPerThread / kSegments;
-            fill(rng, trace, track, options.spanNs * seg / kSegments, options.spanNs * (seg + 1) / kSegments, 0,
-                 budget);
+        for (const model::TrackId track : threads) {
+            constexpr int kSegments = 64;
+            for (int seg = 0; seg < kSegments; ++seg) {
+                int budget = options.intervalsPerThread / kSegments;
+                fill(rng, trace, track, options.spanNs * seg / kSegments, options.spanNs * (seg + 1) / kSegments, 0,
+                     budget);
+            }
+            for (int i = 0; i < 200; ++i) {
+                trace.addInstant(track, {rng.below(options.spanNs), trace.intern(i % 2 ? "mark" : "tick"), trace.intern("user")},
+                                 i % 5 ? "" : "{\"k\":1}");
+            }
+            for (int i = 0; i < 300; ++i) {
+                const model::TimeNs from = rng.below(options.spanNs);
+                trace.addFlow(track, {from, threads[rng.below(threads.size())], from + rng.below(100000),
+                                      trace.intern("ac2g"), static_cast<std::uint64_t>(rng.below(4096)), i});
+            }
+            // Nodes after the first call a frame of their own, so their stacks differ.
+            const model::StackId root = trace.internStack(0, trace.intern("main"));
+            const model::StackId leaf = trace.internStack(root, trace.intern(n == 0 ? "compute" : "compute@" + k));
+            for (int i = 0; i < 100; ++i)
+                trace.addStackSample(track, {rng.below(options.spanNs), i % 2 ? root : leaf});
         }
-        for (int i = 0; i < 200; ++i) {
-            trace.addInstant(track, {rng.below(options.spanNs), trace.intern(i % 2 ? "mark" : "tick"), trace.intern("user")},
-                             i % 5 ? "" : "{\"k\":1}");
+        model::TimeNs t = 0;
+        for (int i = 0; i < options.countersPerTrack; ++i) {
+            // Bursts of samples, repeated timestamps and long silences.
+            t += rng.below(10) == 0 ? rng.logUniform(options.spanNs / 10) : rng.below(3) == 0 ? 0 : rng.logUniform(5000);
+            if (t >= options.spanNs)
+                break;
+            trace.addCounterSample(counter, {t, std::round(rng.uniform() * 1000) / 4});
         }
-        for (int i = 0; i < 300; ++i) {
-            const model::TimeNs from = rng.below(options.spanNs);
-            trace.addFlow(track, {from, threads[rng.below(threads.size())], from + rng.below(100000),
-                                  trace.intern("ac2g"), static_cast<std::uint64_t>(rng.below(4096)), i});
-        }
-        const model::StackId root = trace.internStack(0, trace.intern("main"));
-        const model::StackId leaf = trace.internStack(root, trace.intern("compute"));
-        for (int i = 0; i < 100; ++i)
-            trace.addStackSample(track, {rng.below(options.spanNs), i % 2 ? root : leaf});
-    }
-    model::TimeNs t = 0;
-    for (int i = 0; i < options.countersPerTrack; ++i) {
-        // Bursts of samples, repeated timestamps and long silences.
-        t += rng.below(10) == 0 ? rng.logUniform(options.spanNs / 10) : rng.below(3) == 0 ? 0 : rng.logUniform(5000);
-        if (t >= options.spanNs)
-            break;
-        trace.addCounterSample(counter, {t, std::round(rng.uniform() * 1000) / 4});
     }
 }
 

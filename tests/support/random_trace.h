@@ -14,6 +14,7 @@ namespace strata::test {
 struct RandomTraceOptions
 {
     std::uint64_t seed = 1;
+    int nodes = 1;  ///< root tracks, each a node > rank > threads + counter (shards deal roots)
     int threads = 3;
     int intervalsPerThread = 3000;
     int countersPerTrack = 2000;

@@ -266,8 +266,9 @@ TraceFormat sqliteFromTables(const std::filesystem::path& path)
                 == SQLITE_OK) {
             if (sqlite3_step(stmt) == SQLITE_ROW) {
                 const unsigned char* value = sqlite3_column_text(stmt, 0);
-                strata =
-                    strata || (value && lower(reinterpret_cast<const char*>(value)) == "strata");
+                // "strata": a store; "strata-run": a run's manifest (run_manifest.h).
+                const std::string format = value ? lower(reinterpret_cast<const char*>(value)) : "";
+                strata = strata || format == "strata" || format == "strata-run";
             }
             sqlite3_finalize(stmt);
         }

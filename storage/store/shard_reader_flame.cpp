@@ -1,8 +1,8 @@
-// StoreReader's access to the flame pyramid (flame_summarizer.h, store_schema.h): kept
-// apart from the viewport queries of store_reader.cpp.
+// ShardReader's access to the flame pyramid (flame_summarizer.h, store_schema.h): kept
+// apart from the viewport queries of shard_reader_query.cpp.
 #include "storage/store/byte_io.h"
 #include "storage/store/flame_codec.h"
-#include "storage/store/store_reader.h"
+#include "storage/store/shard_reader.h"
 
 #include <limits>
 
@@ -24,7 +24,7 @@ bool levelFits(const model::LodGrid& grid, std::int64_t level)
 
 }  // namespace
 
-void StoreReader::loadFlameLevels()
+void ShardReader::loadFlameLevels()
 {
     m_flameLevels.assign(m_resources.size(), std::nullopt);
     if (!m_db->prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'flame_levels'")
@@ -44,15 +44,14 @@ void StoreReader::loadFlameLevels()
     }
 }
 
-std::optional<FlameLevelRange> StoreReader::flameLevels(model::TrackId track) const
+std::optional<FlameLevelRange> ShardReader::flameLevels(model::TrackId track) const
 {
     return track < m_flameLevels.size() ? m_flameLevels[track] : std::nullopt;
 }
 
-std::vector<FlameBucket> StoreReader::flameBuckets(
+std::vector<FlameBucket> ShardReader::flameBuckets(
     model::TrackId track, int level, std::int64_t firstBucket, std::int64_t endBucket)
 {
-    std::lock_guard lock(m_mutex);
     std::vector<FlameBucket> out;
     if (!m_flameLevels.at(track))
         return out;
@@ -71,6 +70,9 @@ std::vector<FlameBucket> StoreReader::flameBuckets(
     while (rows.step()) {
         try {
             out.push_back(decodeFlameBucket(rows.blob(1)));
+            // Sample trees name stacks; interval trees name the track's own paths.
+            if (m_context.ids && out.back().samples > 0)
+                m_context.ids->applyToSampleBucket(out.back());
         } catch (const CorruptTile& e) {
             throw StoreError(m_path.string() + ": corrupted flame bucket of track "
                 + std::to_string(track) + ": " + e.what());
@@ -80,15 +82,20 @@ std::vector<FlameBucket> StoreReader::flameBuckets(
     return out;
 }
 
-model::StackTable StoreReader::flamePaths(model::TrackId track)
+model::StackTable ShardReader::flamePaths(model::TrackId track)
 {
-    std::lock_guard lock(m_mutex);
     auto row = m_db->prepare("SELECT payload FROM flame_paths WHERE track = ?");
     row.bind(1, std::int64_t(track));
     if (!row.step())
         return {};
     try {
-        return decodeFlamePaths(row.blob(0));
+        model::StackTable paths = decodeFlamePaths(row.blob(0));
+        if (!m_context.ids)
+            return paths;
+        model::StackTable run;
+        for (model::StackId id = 1; id < paths.size(); ++id)
+            run.add(paths.parent(id), m_context.ids->string(paths.frame(id)));
+        return run;
     } catch (const CorruptTile& e) {
         throw StoreError(m_path.string() + ": corrupted flame paths of track "
             + std::to_string(track) + ": " + e.what());

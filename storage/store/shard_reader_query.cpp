@@ -1,9 +1,9 @@
-// StoreReader, second half: answers from an open store (viewport queries, exact events,
-// stack samples, args, kernel metrics); opening and tile access are in store_reader.cpp.
+// ShardReader, second half: answers from an open store file (viewport queries, exact events,
+// stack samples, args, kernel metrics); opening and tile access are in shard_reader.cpp.
 
-#include "storage/store/store_reader.h"
+#include "storage/store/shard_reader.h"
 
-#include "storage/store/store_reader_p.h"
+#include "storage/store/shard_reader_p.h"
 #include "storage/store/tile_codec.h"
 
 #include <algorithm>
@@ -14,26 +14,9 @@ namespace strata::storage {
 
 using model::TimeNs;
 using model::TimeRange;
-using namespace store_reader_detail;
+using namespace shard_reader_detail;
 
-std::vector<std::pair<model::StackId, model::StringId>> StoreReader::stackFrames()
-{
-    std::lock_guard lock(m_mutex);
-    std::vector<std::pair<model::StackId, model::StringId>> frames(1);
-    auto stmt = m_db->prepare("SELECT id, parent, frame FROM stacks ORDER BY id");
-    while (stmt.step()) {
-        const auto id = stmt.int64(0);
-        const auto parent = stmt.int64(1);
-        const auto frame = stmt.int64(2);
-        if (id != static_cast<std::int64_t>(frames.size()) || parent < 0 || parent >= id || frame < 0
-            || frame >= static_cast<std::int64_t>(m_strings.size()))
-            throw StoreError(m_path.string() + ": corrupted store: bad stack " + std::to_string(id));
-        frames.emplace_back(static_cast<model::StackId>(parent), static_cast<model::StringId>(frame));
-    }
-    return frames;
-}
-
-void StoreReader::readExactIntervals(model::TrackId track, int fromBand, TimeRange window,
+void ShardReader::readExactIntervals(model::TrackId track, int fromBand, TimeRange window,
                                      std::vector<model::Interval>& out, Connection& conn)
 {
     const TrackIndex& idx = index(track);
@@ -61,26 +44,19 @@ void StoreReader::readExactIntervals(model::TrackId track, int fromBand, TimeRan
     }
 }
 
-std::vector<model::Interval> StoreReader::intervals(model::TrackId track, TimeNs startNs, TimeNs endNs)
-{
-    return intervals(track, startNs, endNs, 0);
-}
-
-std::vector<model::Interval> StoreReader::intervals(model::TrackId track, TimeNs startNs, TimeNs endNs,
+std::vector<model::Interval> ShardReader::intervals(model::TrackId track, TimeNs startNs, TimeNs endNs,
                                                     int fromBand)
 {
-    std::lock_guard lock(m_mutex);
     std::vector<model::Interval> out;
-    readExactIntervals(track, std::max(0, fromBand), {startNs, endNs}, out, *m_connections[0]);
+    readExactIntervals(track, std::max(0, fromBand), {startNs, endNs}, out, connection(0));
     return out;
 }
 
-std::vector<model::StackSample> StoreReader::stackSamples(model::TrackId track, TimeNs startNs, TimeNs endNs)
+std::vector<model::StackSample> ShardReader::stackSamples(model::TrackId track, TimeNs startNs, TimeNs endNs)
 {
-    std::lock_guard lock(m_mutex);
     std::vector<model::StackSample> out;
-    Connection& conn = *m_connections[0];
-    const auto* tiles = summary(track).samples > 0 ? index(track).find(TileKind::Samples, 0) : nullptr;
+    Connection& conn = connection(0);
+    const auto* tiles = m_summaries.at(track).samples > 0 ? index(track).find(TileKind::Samples, 0) : nullptr;
     if (!tiles)
         return out;
     forExactTiles(*tiles, startNs, endNs, [&](const TileRef& ref) {
@@ -93,10 +69,9 @@ std::vector<model::StackSample> StoreReader::stackSamples(model::TrackId track, 
     return out;
 }
 
-std::string StoreReader::intervalArgs(model::TrackId track, const model::Interval& interval)
+std::string ShardReader::intervalArgs(model::TrackId track, const model::Interval& interval)
 {
-    Connection& conn = *m_connections[0];
-    std::lock_guard lock(m_mutex);
+    Connection& conn = connection(0);
     const auto* tiles = index(track).find(TileKind::Intervals, m_grid.bandOf(interval.durationNs()));
     if (!tiles)
         return {};
@@ -112,9 +87,8 @@ std::string StoreReader::intervalArgs(model::TrackId track, const model::Interva
     return found;
 }
 
-std::vector<KernelMetricInfo> StoreReader::kernelMetricNames()
+std::vector<KernelMetricInfo> ShardReader::kernelMetricNames()
 {
-    std::lock_guard lock(m_mutex);
     std::vector<KernelMetricInfo> out;
     if (!m_hasKernelMetrics)
         return out;
@@ -123,22 +97,18 @@ std::vector<KernelMetricInfo> StoreReader::kernelMetricNames()
                               " GROUP BY metric, unit ORDER BY metric");
     while (stmt.step()) {
         KernelMetricInfo& info = out.emplace_back();
-        info.metric = static_cast<model::StringId>(checkedId(stmt.int64(0), strings, "string", m_path));
-        info.unit = static_cast<model::StringId>(checkedId(stmt.int64(1), strings, "string", m_path));
+        info.metric = runString(checkedId(stmt.int64(0), strings, "string", m_path));
+        info.unit = runString(checkedId(stmt.int64(1), strings, "string", m_path));
         info.kernels = stmt.int64(2);
         info.minValue = stmt.real(3);
         info.maxValue = stmt.real(4);
     }
-    std::sort(out.begin(), out.end(), [this](const KernelMetricInfo& a, const KernelMetricInfo& b) {
-        return m_strings.text(a.metric) < m_strings.text(b.metric);
-    });
     return out;
 }
 
-std::vector<model::KernelMetric> StoreReader::kernelMetrics(model::TrackId track,
+std::vector<model::KernelMetric> ShardReader::kernelMetrics(model::TrackId track,
                                                             std::optional<model::StringId> metric)
 {
-    std::lock_guard lock(m_mutex);
     std::vector<model::KernelMetric> out;
     if (!m_hasKernelMetrics)
         return out;
@@ -154,17 +124,16 @@ std::vector<model::KernelMetric> StoreReader::kernelMetrics(model::TrackId track
         model::KernelMetric& m = out.emplace_back();
         m.track = track;
         m.startNs = stmt.int64(0);
-        m.metric = static_cast<model::StringId>(checkedId(stmt.int64(1), strings, "string", m_path));
+        m.metric = runString(checkedId(stmt.int64(1), strings, "string", m_path));
         m.value = stmt.real(2);
-        m.unit = static_cast<model::StringId>(checkedId(stmt.int64(3), strings, "string", m_path));
+        m.unit = runString(checkedId(stmt.int64(3), strings, "string", m_path));
     }
     return out;
 }
 
-void StoreReader::fillSlice(TrackSlice& slice, TimeRange window, double nsPerPx, int pixelWidth,
-                            Connection& conn)
+void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange window,
+                            double nsPerPx, int pixelWidth, Connection& conn)
 {
-    const model::TrackId track = slice.track;
     const TrackIndex& idx = index(track);
     const TrackSummary& summary = m_summaries[track];
     const int pixelLevel = m_grid.levelFor(nsPerPx);
@@ -326,62 +295,45 @@ void StoreReader::fillSlice(TrackSlice& slice, TimeRange window, double nsPerPx,
     }
 }
 
-std::vector<TrackSlice> StoreReader::query(const ViewportQuery& q)
+void ShardReader::loadIndexes(const std::vector<model::TrackId>& tracks)
 {
-    if (q.endNs <= q.startNs || q.pixelWidth <= 0)
-        throw std::invalid_argument("StoreReader::query: empty window or no pixels");
-    std::lock_guard lock(m_mutex);
+    for (model::TrackId track : tracks)
+        index(track);  // on the main connection, before any split
+}
+
+void ShardReader::fill(const ViewportQuery& q, const std::vector<model::TrackId>& tracks,
+                       std::vector<TrackSlice>& out, std::size_t first, std::size_t last, int slot)
+{
     const double nsPerPx = static_cast<double>(q.endNs - q.startNs) / q.pixelWidth;
-    std::vector<TrackSlice> out(q.tracks.size());
-    for (std::size_t i = 0; i < q.tracks.size(); ++i) {
-        out[i].track = q.tracks[i];
-        index(q.tracks[i]);  // indexes load here, on the main connection, before any split
-    }
-    auto fill = [&](std::size_t first, std::size_t last, Connection& conn) {
-        for (std::size_t i = first; i < last; ++i)
-            fillSlice(out[i], {q.startNs, q.endNs}, nsPerPx, q.pixelWidth, conn);
-    };
+    Connection& conn = connection(slot);
+    for (std::size_t i = first; i < last; ++i)
+        fillSlice(out[i], tracks[i], {q.startNs, q.endNs}, nsPerPx, q.pixelWidth, conn);
+}
+
+void ShardReader::query(const ViewportQuery& q, const std::vector<model::TrackId>& tracks,
+                        std::vector<TrackSlice>& out, bool split)
+{
+    loadIndexes(tracks);
     // Many tracks: the second half on a second connection and core (the machine has
     // two). Interleaved halves would balance better but cost cache locality per track.
     constexpr std::size_t kSplitFrom = 8;
-    if (q.tracks.size() < kSplitFrom) {
-        fill(0, out.size(), *m_connections[0]);
-        return out;
+    if (!split || tracks.size() < kSplitFrom) {
+        fill(q, tracks, out, 0, tracks.size(), 0);
+        return;
     }
-    if (!m_connections[1])
-        m_connections[1] = std::make_unique<Connection>(m_path);
-    const std::size_t half = out.size() / 2;
-    std::exception_ptr secondError;
-    std::thread second([&] {
-        try {
-            fill(half, out.size(), *m_connections[1]);
-        } catch (...) {
-            secondError = std::current_exception();
-        }
-    });
-    std::exception_ptr firstError;
+    const std::size_t half = tracks.size() / 2;
+    runOnTwoCores([&] { fill(q, tracks, out, 0, half, 0); },
+                  [&] { fill(q, tracks, out, half, tracks.size(), 1); });
+}
+
+model::StringId ShardReader::runString(std::int64_t local) const
+{
+    const auto id = static_cast<model::StringId>(local);
     try {
-        fill(0, half, *m_connections[0]);
-    } catch (...) {
-        firstError = std::current_exception();
+        return m_context.ids ? m_context.ids->string(id) : id;
+    } catch (const CorruptTile& e) {
+        throw StoreError(m_path.string() + ": corrupted store: " + e.what());
     }
-    second.join();
-    if (firstError)
-        std::rethrow_exception(firstError);
-    if (secondError)
-        std::rethrow_exception(secondError);
-    return out;
-}
-
-std::size_t StoreReader::cacheBytes() const
-{
-    std::lock_guard lock(m_cacheMutex);
-    return m_cache.bytes();
-}
-
-std::size_t StoreReader::cacheBudget() const
-{
-    return m_cache.budget();
 }
 
 } // namespace strata::storage

@@ -1,24 +1,26 @@
 #pragma once
-// What the two halves of StoreReader share: store_reader.cpp opens a store (its metadata,
+// What the parts of ShardReader share: shard_reader.cpp opens a store file (its metadata,
 // the tile index of each track, the decoded tiles through the cache) and
-// store_reader_query.cpp answers from it (viewport queries, exact events, args, kernel
+// shard_reader_query.cpp answers from it (viewport queries, exact events, args, kernel
 // metrics). Private to storage/store.
 
-#include "storage/store/store_reader.h"
+#include "storage/store/shard_reader.h"
 
 #include <algorithm>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace strata::storage {
 
 /// The tile index of one track: per (kind, level) the tiles sorted by idx (for exact
 /// tiles, idx order is start order).
-struct StoreReader::TrackIndex
+struct ShardReader::TrackIndex
 {
     std::map<std::pair<int, int>, std::vector<TileRef>> tiles;
 
@@ -29,7 +31,7 @@ struct StoreReader::TrackIndex
     }
 };
 
-struct StoreReader::Connection
+struct ShardReader::Connection
 {
     std::unique_ptr<SqliteDb> db;
     std::optional<SqliteStatement> payload;
@@ -41,7 +43,7 @@ struct StoreReader::Connection
     }
 };
 
-namespace store_reader_detail {
+namespace shard_reader_detail {
 
 using model::TimeNs;
 using model::TimeRange;
@@ -56,10 +58,10 @@ inline bool overlaps(TimeNs s, TimeNs e, TimeRange w)
 /// Exact tiles (sorted by t0 = first start) that may hold an event starting in
 /// [lowNs, highNs): from the last tile starting at or before lowNs on.
 template<typename Fn>
-void forExactTiles(const std::vector<StoreReader::TileRef>& tiles, TimeNs lowNs, TimeNs highNs, Fn fn)
+void forExactTiles(const std::vector<TileRef>& tiles, TimeNs lowNs, TimeNs highNs, Fn fn)
 {
     auto it = std::upper_bound(tiles.begin(), tiles.end(), lowNs,
-                               [](TimeNs t, const StoreReader::TileRef& r) { return t < r.t0; });
+                               [](TimeNs t, const TileRef& r) { return t < r.t0; });
     if (it != tiles.begin())
         --it;
     for (; it != tiles.end() && it->t0 < highNs; ++it)
@@ -68,12 +70,38 @@ void forExactTiles(const std::vector<StoreReader::TileRef>& tiles, TimeNs lowNs,
 
 /// Summary tiles whose span overlaps [startNs, endNs).
 template<typename Fn>
-void forSummaryTiles(const std::vector<StoreReader::TileRef>& tiles, TimeRange w, Fn fn)
+void forSummaryTiles(const std::vector<TileRef>& tiles, TimeRange w, Fn fn)
 {
     auto it = std::upper_bound(tiles.begin(), tiles.end(), w.startNs,
-                               [](TimeNs t, const StoreReader::TileRef& r) { return t < r.t1; });
+                               [](TimeNs t, const TileRef& r) { return t < r.t1; });
     for (; it != tiles.end() && it->t0 < w.endNs; ++it)
         fn(*it);
+}
+
+/// Runs `a` here and `b` on a second thread (the machine has two cores) and rethrows
+/// the first exception either raised, after both are done.
+template<typename A, typename B>
+void runOnTwoCores(A a, B b)
+{
+    std::exception_ptr secondError;
+    std::thread second([&] {
+        try {
+            b();
+        } catch (...) {
+            secondError = std::current_exception();
+        }
+    });
+    std::exception_ptr firstError;
+    try {
+        a();
+    } catch (...) {
+        firstError = std::current_exception();
+    }
+    second.join();
+    if (firstError)
+        std::rethrow_exception(firstError);
+    if (secondError)
+        std::rethrow_exception(secondError);
 }
 
 inline std::int64_t checkedId(std::int64_t v, std::int64_t limit, const std::string& what,
@@ -86,6 +114,6 @@ inline std::int64_t checkedId(std::int64_t v, std::int64_t limit, const std::str
 }
 
 
-} // namespace store_reader_detail
+} // namespace shard_reader_detail
 
 } // namespace strata::storage

@@ -1,0 +1,233 @@
+#include "storage/store/run_builder.h"
+
+#include "storage/store/run_manifest.h"
+#include "storage/store/sqlite_db.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <fcntl.h>
+#include <regex>
+#include <set>
+#include <unistd.h>
+
+namespace strata::storage {
+
+namespace {
+
+/// The process id a temporary file's name carries (".tmp.PID", ".spill.PID"), or 0.
+pid_t builderOf(const std::string& name)
+{
+    static const std::regex pattern(R"(\.(tmp|spill)\.([0-9]+))");
+    std::smatch match;
+    if (!std::regex_search(name, match, pattern))
+        return 0;
+    try {
+        return static_cast<pid_t>(std::stoll(match[2].str()));
+    } catch (const std::exception&) {
+        return 0;
+    }
+}
+
+bool isRunning(pid_t pid)
+{
+    return pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH;
+}
+
+/// Removes the temporary files in `folder` (those of `target` only, when given) whose
+/// builder no longer runs.
+void removeDeadTemps(const std::filesystem::path& folder, const std::string& target)
+{
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (!target.empty() && !name.starts_with("." + target + "."))
+            continue;
+        const pid_t pid = builderOf(name);
+        if (pid > 0 && !isRunning(pid))
+            std::filesystem::remove(entry.path(), ec);
+    }
+}
+
+/// The file names of the shards the run at `target` names (none for a single store).
+std::set<std::string> runShardNames(const std::filesystem::path& target)
+{
+    std::set<std::string> names;
+    try {
+        SqliteDb db(target, SqliteDb::Mode::ReadOnly);
+        auto rows = db.prepare("SELECT path FROM shards");
+        while (rows.step())
+            names.insert(std::filesystem::path(std::string(rows.text(0))).filename().string());
+    } catch (const std::exception&) {
+    }
+    return names;
+}
+
+void fsyncFolder(const std::filesystem::path& folder)
+{
+    const int fd = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+    }
+}
+
+} // namespace
+
+void removeStaleRunFiles(const std::filesystem::path& target, const std::vector<std::string>& keep)
+{
+    const std::filesystem::path parent = target.parent_path().empty() ? "." : target.parent_path();
+    removeDeadTemps(parent, target.filename().string());
+    const std::filesystem::path folder = shardFolder(target);
+    std::error_code ec;
+    if (!std::filesystem::is_directory(folder, ec))
+        return;
+    const std::set<std::string> kept(keep.begin(), keep.end());
+    for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+        const std::string name = entry.path().filename().string();
+        const pid_t pid = builderOf(name);
+        if (kept.count(name) || (pid > 0 && isRunning(pid)))
+            continue;  // the run's, or another live build's
+        std::filesystem::remove(entry.path(), ec);
+    }
+    std::filesystem::remove(folder, ec);  // only if empty
+}
+
+RunBuilder::RunBuilder(std::filesystem::path target, RunBuildOptions options)
+    : m_target(std::move(target))
+    , m_options(std::move(options))
+{
+    const int shards = std::max(1, m_options.shards);
+    removeDeadTemps(m_target.parent_path().empty() ? "." : m_target.parent_path(),
+                    m_target.filename().string());
+    StoreBuildOptions shardOptions;
+    shardOptions.threads = m_options.threads;
+    shardOptions.zstdLevel = m_options.zstdLevel;
+    shardOptions.memoryBudgetBytes = m_options.memoryBudgetBytes / static_cast<std::size_t>(shards);
+    if (shards == 1) {
+        shardOptions.progress = m_options.progress;
+        if (m_options.abortShard == 0)
+            shardOptions.abortAfterTiles = m_options.abortAfterTiles;
+        m_shards.push_back(std::make_unique<StoreBuilder>(m_target, shardOptions));
+        m_shardTemps.push_back(m_target);
+        return;
+    }
+    const std::filesystem::path folder = shardFolder(m_target);
+    std::error_code ec;
+    std::filesystem::create_directories(folder, ec);
+    if (ec)
+        throw StoreError("cannot create " + folder.string() + ": " + ec.message());
+    removeDeadTemps(folder, {});
+    for (int i = 0; i < shards; ++i) {
+        char name[64];
+        std::snprintf(name, sizeof name, ".shard-%04d.tmp.%d.strata", i, static_cast<int>(::getpid()));
+        StoreBuildOptions o = shardOptions;
+        if (m_options.abortShard == i)
+            o.abortAfterTiles = m_options.abortAfterTiles;
+        m_shardTemps.push_back(folder / name);
+        m_shards.push_back(std::make_unique<StoreBuilder>(m_shardTemps.back(), o));
+    }
+}
+
+RunBuilder::~RunBuilder()
+{
+    m_shards.clear();  // removes their temporary files
+    std::error_code ec;
+    if (m_shardTemps.size() > 1) {
+        for (const auto& file : m_shardTemps)
+            std::filesystem::remove(file, ec);
+        std::filesystem::remove(shardFolder(m_target), ec);  // only if empty
+    }
+}
+
+void RunBuilder::setMeta(std::string key, std::string value)
+{
+    if (m_shards.size() == 1)
+        m_shards[0]->setMeta(key, value);
+    m_meta[std::move(key)] = std::move(value);
+}
+
+std::uint64_t RunBuilder::eventCount() const
+{
+    std::uint64_t events = 0;
+    for (const auto& shard : m_shards)
+        events += shard->eventCount();
+    return events;
+}
+
+void RunBuilder::finish()
+{
+    if (m_shards.size() == 1) {
+        m_shards[0]->finish();
+        removeStaleRunFiles(m_target, {});  // an older run's shards at the same target
+        return;
+    }
+    // Every shard gets the run's span, so all share one LOD grid.
+    std::optional<model::TimeRange> span;
+    std::size_t tracks = 0;
+    for (const auto& shard : m_shards) {
+        tracks += shard->resources().size();
+        if (const auto s = shard->eventSpan())
+            span = span ? model::TimeRange {std::min(span->startNs, s->startNs), std::max(span->endNs, s->endNs)}
+                        : *s;
+    }
+    std::size_t tracksBefore = 0;
+    for (std::size_t i = 0; i < m_shards.size(); ++i) {
+        if (span)
+            m_shards[i]->extendSpan(*span);
+        if (m_options.progress) {
+            m_shards[i]->setProgress([&, before = tracksBefore](std::uint64_t done, std::uint64_t) {
+                return m_options.progress(before + done, tracks);
+            });
+        }
+        tracksBefore += m_shards[i]->resources().size();
+        m_shards[i]->finish();
+    }
+    publish(m_shardTemps);
+}
+
+void RunBuilder::publish(const std::vector<std::filesystem::path>& shardFiles)
+{
+    // The tag of the run's content names its shards: equal names, equal bytes.
+    std::string checksums;
+    for (const auto& file : shardFiles)
+        checksums += fileChecksum(file);
+    const std::filesystem::path folder = shardFolder(m_target);
+    const std::string tag = textChecksum(checksums).substr(0, 12);
+    std::vector<std::string> names, paths;
+    for (std::size_t i = 0; i < shardFiles.size(); ++i) {
+        char name[64];
+        std::snprintf(name, sizeof name, "shard-%04zu-%s.strata", i, tag.c_str());
+        names.push_back(name);
+        paths.push_back(folder.filename().string() + "/" + name);
+    }
+    RunManifest manifest = describeRun(shardFiles, paths, m_meta);
+    const std::filesystem::path temp = m_target.parent_path()
+        / ("." + m_target.filename().string() + ".tmp." + std::to_string(::getpid()));
+    std::error_code ec;
+    std::filesystem::remove(temp, ec);
+    try {
+        writeRunManifest(temp, manifest);
+        for (std::size_t i = 0; i < shardFiles.size(); ++i)
+            std::filesystem::rename(shardFiles[i], folder / names[i]);
+        fsyncFolder(folder);
+        if (m_options.abortBeforeManifest)
+            throw std::runtime_error("run publish aborted by the debug hook before the manifest");
+        std::filesystem::rename(temp, m_target);
+        fsyncFolder(m_target.parent_path());
+    } catch (...) {
+        // Shards already renamed that the old store does not name go again.
+        const std::set<std::string> old = runShardNames(m_target);
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            if (!old.count(names[i]))
+                std::filesystem::remove(folder / names[i], ec);
+        }
+        std::filesystem::remove(temp, ec);
+        throw;
+    }
+    m_shardTemps.clear();
+    removeStaleRunFiles(m_target, names);
+}
+
+} // namespace strata::storage

@@ -1,0 +1,90 @@
+#pragma once
+// A run of shards: the manifest (`run.strata`, a small SQLite file) and its shards
+// (ordinary stores, each a contiguous range of the run's tracks) in the folder beside it,
+// `run.strata.d/`. The manifest keeps:
+//
+//   meta(key, value)       format 'strata-run', format_version, span, origin, source, the
+//                          import report ("import.N.*") of every input
+//   shards(id, path, first_track, tracks, events, bytes, checksum, head_checksum)
+//                          path: relative to the manifest's folder, never outside it;
+//                          checksum: FNV-1a 64 of the whole file; head_checksum: of its
+//                          size and first and last 64 KiB, checked at every open
+//   strings(id, text), tracks(id, parent, kind, name, sort_key, unit), stacks(id, parent,
+//                          frame)      the run's tables (a store's, shard_ids.h)
+//   shard_ids(shard, kind, payload)    kind 'strings' | 'stacks': the run's id of each
+//                          of the shard's local ids, as little-endian u32
+//
+// Shards are built independently and share the LOD grid (the run's span), the time origin
+// and nothing else; describeRun() merges their tables, in shard order, into a manifest.
+
+#include "model/resource_tree.h"
+#include "model/stack_table.h"
+#include "model/string_table.h"
+#include "storage/store/shard_ids.h"
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace strata::storage {
+
+class SqliteDb;
+
+inline constexpr const char* kRunFormatName = "strata-run";
+inline constexpr int kRunFormatVersion = 1;
+
+struct RunShard
+{
+    std::string path;  ///< relative to the manifest's folder
+    model::TrackId firstTrack = 0;
+    std::int64_t tracks = 0;
+    std::int64_t events = 0;
+    std::uint64_t bytes = 0;
+    std::string checksum;
+    std::string headChecksum;
+};
+
+struct RunManifest
+{
+    std::map<std::string, std::string> meta;
+    model::StringTable strings;
+    model::ResourceTree tracks;
+    model::StackTable stacks;
+    std::vector<RunShard> shards;
+    std::vector<ShardIds> ids;  ///< [shard]
+};
+
+/// Reads a manifest opened as `db` (whose meta says it is one); throws StoreError naming
+/// `file` for anything inconsistent, and for a shard path that is absolute or leaves the
+/// manifest's folder.
+RunManifest readRunManifest(SqliteDb& db, const std::filesystem::path& file);
+/// Writes `manifest` as a new SQLite file at `file` (which must not exist).
+void writeRunManifest(const std::filesystem::path& file, const RunManifest& manifest);
+
+/// The file a manifest's shard path names; throws StoreError when it is absolute or
+/// leaves the manifest's folder (by "..", or by a symbolic link).
+std::filesystem::path shardFile(const std::filesystem::path& manifest, const std::string& path);
+/// The folder a run's shards live in: "run.strata" -> "run.strata.d".
+std::filesystem::path shardFolder(const std::filesystem::path& manifest);
+
+/// The bytes a store takes on disk: the file, and a run's shard folder.
+std::uint64_t storeBytes(const std::filesystem::path& store);
+
+/// FNV-1a 64 of `text`, as 16 hex digits.
+std::string textChecksum(std::string_view text);
+/// FNV-1a 64 of every byte of `file`, as 16 hex digits.
+std::string fileChecksum(const std::filesystem::path& file);
+/// The same over the file's size and its first and last 64 KiB: cheap enough for every
+/// open, and a replaced or truncated shard changes it.
+std::string headChecksum(const std::filesystem::path& file);
+
+/// The manifest of finished shard files (in track order, to be found at `paths`, relative
+/// to the manifest's folder): the run's tables merged in shard order, each shard's
+/// counts and checksums, and `meta` over the shards' own meta (import reports).
+RunManifest describeRun(const std::vector<std::filesystem::path>& files,
+                        const std::vector<std::string>& paths,
+                        const std::map<std::string, std::string>& meta);
+
+} // namespace strata::storage

@@ -1,0 +1,261 @@
+#include "storage/store/shard_reader.h"
+
+#include "storage/store/shard_reader_p.h"
+#include "storage/store/store_schema.h"
+#include "storage/store/store_tables.h"
+#include "storage/store/tile_codec.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <thread>
+
+namespace strata::storage {
+
+using model::TimeNs;
+using model::TimeRange;
+using namespace shard_reader_detail;
+
+namespace {
+
+std::optional<model::TimeRange> activityOf(const std::vector<TrackSummary>& summaries)
+{
+    std::optional<model::TimeRange> span;
+    for (const TrackSummary& s : summaries) {
+        if (s.intervals + s.instants + s.samples == 0)
+            continue;
+        span = span ? model::TimeRange {std::min(span->startNs, s.firstNs), std::max(span->endNs, s.lastNs)}
+                    : model::TimeRange {s.firstNs, s.lastNs};
+    }
+    return span;
+}
+
+void checkSqliteMagic(const std::filesystem::path& path)
+{
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        throw StoreError(path.string() + ": no such store file");
+    std::ifstream in(path, std::ios::binary);
+    char header[16] = {};
+    in.read(header, sizeof header);
+    if (in.gcount() < 16 || std::memcmp(header, "SQLite format 3", 16) != 0)
+        throw StoreError(path.string() + ": not a Strata store (expected an SQLite file at byte 0)");
+}
+
+} // namespace
+
+
+ShardReader::ShardReader(const std::filesystem::path& path, Context context)
+    : m_path(path)
+    , m_context(std::move(context))
+{
+    checkSqliteMagic(path);
+    m_db = std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadOnly);
+    try {
+        loadMetadata();
+    } catch (const StoreError&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw StoreError(path.string() + ": corrupted store: " + e.what());
+    }
+}
+
+ShardReader::~ShardReader() = default;
+
+void ShardReader::loadMetadata()
+{
+    {
+        auto pageSize = m_db->prepare("PRAGMA page_size");
+        auto pageCount = m_db->prepare("PRAGMA page_count");
+        if (!pageSize.step() || !pageCount.step())
+            m_db->fail("cannot read the page count");
+        const auto expected = static_cast<std::uintmax_t>(pageSize.int64(0) * pageCount.int64(0));
+        const auto actual = std::filesystem::file_size(m_path);
+        if (actual < expected)
+            throw StoreError(m_path.string() + ": truncated store: " + std::to_string(actual)
+                             + " bytes, expected " + std::to_string(expected));
+    }
+    {
+        std::optional<SqliteStatement> metaStmt;
+        try {
+            metaStmt.emplace(m_db->prepare("SELECT key, value FROM meta"));
+        } catch (const StoreError&) {
+            throw StoreError(m_path.string() + ": not a Strata store (no 'meta' table)");
+        }
+        while (metaStmt->step())
+            m_meta[std::string(metaStmt->text(0))] = std::string(metaStmt->text(1));
+    }
+    if (meta("format") != kStoreFormatName)
+        throw StoreError(m_path.string() + ": not a Strata store (meta 'format' is not 'strata')");
+    const int version = std::atoi(meta("format_version").value_or("0").c_str());
+    if (version > kStoreFormatVersion)
+        throw StoreError(m_path.string() + ": store format version " + std::to_string(version)
+                         + " is newer than this Strata reads (" + std::to_string(kStoreFormatVersion)
+                         + "); upgrade Strata");
+    if (version < 1)
+        throw StoreError(m_path.string() + ": corrupted store: bad format_version");
+
+    m_grid.baseBucketNs = std::atoll(meta("lod_base_bucket_ns").value_or("0").c_str());
+    m_grid.factorLog2 = std::atoi(meta("lod_factor_log2").value_or("0").c_str());
+    m_grid.levels = std::atoi(meta("lod_levels").value_or("0").c_str());
+    if (m_grid.baseBucketNs <= 0 || m_grid.factorLog2 < 1 || m_grid.factorLog2 > 3
+        || m_grid.levels < 1 || m_grid.levels > 22
+        || m_grid.tileNs(m_grid.levels) / m_grid.tileNs(1) != (1LL << (m_grid.factorLog2 * (m_grid.levels - 1))))
+        throw StoreError(m_path.string() + ": corrupted store: bad level-of-detail grid in meta");
+    m_span = {std::atoll(meta("span_start_ns").value_or("0").c_str()),
+              std::atoll(meta("span_end_ns").value_or("0").c_str())};
+
+    readStrings(*m_db, m_path, m_strings);
+    readTracks(*m_db, m_path, m_resources);
+    const auto trackCount = static_cast<std::int64_t>(m_resources.size());
+    m_summaries.resize(m_resources.size());
+    m_bandMaxNs.assign(m_resources.size(), std::vector<TimeNs>(m_grid.levels + 1, -1));
+    m_indexes.resize(m_resources.size());
+
+    auto stats = m_db->prepare("SELECT * FROM track_stats");
+    while (stats.step()) {
+        TrackSummary& s = m_summaries[checkedId(stats.int64(0), trackCount, "track", m_path)];
+        s.intervals = stats.int64(1);
+        s.instants = stats.int64(2);
+        s.counters = stats.int64(3);
+        s.flows = stats.int64(4);
+        s.samples = stats.int64(5);
+        s.firstNs = stats.int64(6);
+        s.lastNs = stats.int64(7);
+        s.maxDepth = static_cast<int>(stats.int64(8));
+        s.intervalLevel = static_cast<int>(stats.int64(9));
+        s.instantLevel = static_cast<int>(stats.int64(10));
+        s.counterLevel = static_cast<int>(stats.int64(11));
+    }
+    m_activitySpan = activityOf(m_summaries).value_or(m_span);
+    auto bands = m_db->prepare("SELECT track, band, max_duration_ns FROM bands");
+    while (bands.step()) {
+        const auto track = checkedId(bands.int64(0), trackCount, "track", m_path);
+        const auto band = checkedId(bands.int64(1), m_grid.levels + 1, "band", m_path);
+        m_bandMaxNs[track][band] = std::max<TimeNs>(0, bands.int64(2));
+    }
+    auto categories = m_db->prepare("SELECT category, intervals, total_ns FROM categories");
+    while (categories.step()) {
+        const auto id = checkedId(categories.int64(0), static_cast<std::int64_t>(m_strings.size()),
+                                  "category", m_path);
+        m_categories[static_cast<model::StringId>(id)] = {categories.int64(1), categories.int64(2)};
+    }
+    readStacks(*m_db, m_path, m_strings, m_stacks);
+    m_indexStmt.emplace(m_db->prepare("SELECT payload FROM tile_index WHERE track = ?"));
+    m_hasKernelMetrics
+        = m_db->prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kernel_metrics'")
+              .step();
+    loadFlameLevels();
+}
+
+std::optional<std::string> ShardReader::meta(const std::string& key) const
+{
+    auto it = m_meta.find(key);
+    return it == m_meta.end() ? std::nullopt : std::optional<std::string>(it->second);
+}
+
+const ShardReader::TrackIndex& ShardReader::index(model::TrackId track)
+{
+    if (track >= m_indexes.size())
+        throw std::out_of_range("StoreReader: unknown track " + std::to_string(track));
+    if (!m_indexes[track]) {
+        auto idx = std::make_unique<TrackIndex>();
+        m_indexStmt->bind(1, std::int64_t(track));
+        std::vector<TileIndexEntry> entries;
+        try {
+            if (m_indexStmt->step())
+                entries = decodeTileIndex(m_indexStmt->blob(0));
+        } catch (const CorruptTile& e) {
+            m_indexStmt->reset();
+            throw StoreError(m_path.string() + ": corrupted tile index of track " + std::to_string(track) + ": "
+                             + e.what());
+        }
+        m_indexStmt->reset();
+        for (const TileIndexEntry& e : entries) {
+            if (e.level > m_grid.levels || e.id <= 0)
+                throw StoreError(m_path.string() + ": corrupted tile index of track " + std::to_string(track));
+            idx->tiles[{static_cast<int>(e.kind), e.level}].push_back({e.id, e.idx, e.t0, e.t1, e.n});
+        }
+        m_indexes[track] = std::move(idx);
+    }
+    return *m_indexes[track];
+}
+
+std::shared_ptr<const DecodedTile> ShardReader::tile(const TileRef& ref, int kind, Connection& conn)
+{
+    SharedTileCache& shared = *m_context.cache;
+    const std::int64_t key = m_context.cacheKeyBase + ref.id;
+    {
+        std::lock_guard lock(shared.mutex);
+        if (auto hit = shared.cache.find(key))
+            return hit;
+    }
+    // Fetch and decode outside the cache lock.
+    auto decoded = std::make_shared<const DecodedTile>(decodeTile(ref, kind, conn));
+    std::lock_guard lock(shared.mutex);
+    shared.cache.insert(key, decoded);
+    return decoded;
+}
+
+ShardReader::Connection& ShardReader::connection(int slot)
+{
+    if (!m_connections[slot])
+        m_connections[slot] = std::make_unique<Connection>(m_path);
+    return *m_connections[slot];
+}
+
+DecodedTile ShardReader::decodeTile(const TileRef& ref, int kind, Connection& conn)
+{
+    SqliteStatement& stmt = *conn.payload;
+    stmt.bind(1, ref.id);
+    if (!stmt.step()) {
+        stmt.reset();
+        throw StoreError(m_path.string() + ": corrupted store: tile " + std::to_string(ref.id) + " is missing");
+    }
+    try {
+        if (stmt.int64(0) != kind)
+            throw CorruptTile("tile kind differs from its index");
+        const std::string_view payload = stmt.blob(1);
+        DecodedTile decoded;
+        switch (static_cast<TileKind>(kind)) {
+        case TileKind::Intervals: decoded = decodeIntervalTile(payload); break;
+        case TileKind::Instants: decoded = decodeInstantTile(payload); break;
+        case TileKind::Counters: decoded = decodeCounterTile(payload); break;
+        case TileKind::Flows: decoded = decodeFlowTile(payload); break;
+        case TileKind::Samples: decoded = decodeSampleTile(payload); break;
+        case TileKind::IntervalSummary: decoded = decodeIntervalSummaryTile(payload); break;
+        case TileKind::InstantSummary: decoded = decodeInstantSummaryTile(payload); break;
+        case TileKind::CounterSummary: decoded = decodeCounterSummaryTile(payload); break;
+        default: throw CorruptTile("unknown tile kind");
+        }
+        stmt.reset();
+        if (m_context.ids)
+            m_context.ids->apply(decoded);
+        return decoded;
+    } catch (const CorruptTile& e) {
+        stmt.reset();
+        throw StoreError(m_path.string() + ": corrupted store: tile " + std::to_string(ref.id) + ": " + e.what());
+    }
+}
+
+std::vector<TileRef> ShardReader::exactTiles(model::TrackId track, TileKind kind, int band)
+{
+    const auto* tiles = index(track).find(kind, band);
+    return tiles ? *tiles : std::vector<TileRef>{};
+}
+
+DecodedTile ShardReader::readTile(const TileRef& ref, TileKind kind)
+{
+    return decodeTile(ref, static_cast<int>(kind), connection(0));
+}
+
+model::TimeNs ShardReader::bandMaxDurationNs(model::TrackId track, int band) const
+{
+    if (track >= m_bandMaxNs.size() || band < 0 || band > m_grid.levels)
+        return -1;
+    return m_bandMaxNs[track][band];
+}
+
+} // namespace strata::storage

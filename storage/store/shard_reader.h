@@ -1,0 +1,127 @@
+#pragma once
+// ShardReader reads one store file: a single store, or one shard of a run (a manifest
+// plus shards, run_manifest.h). It is what StoreReader was before runs had shards, and
+// StoreReader now answers through one ShardReader per file (store_reader.h).
+//
+// Track ids in its API are local to the file. Everything it returns that names a string,
+// a stack or another track is translated to the run's ids as tiles are decoded (ShardIds,
+// before they enter the cache), so the run's reader copies slices out unchanged. For a
+// single store there is nothing to translate.
+//
+// Not thread-safe by itself: StoreReader serializes calls, except that query() may fill
+// two parts of one query at once on the two connections (`slot` 0 and 1).
+
+#include "storage/store/shard_ids.h"
+#include "storage/store/store_reader.h"
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::storage {
+
+/// The decoded-tile cache all shards of a run share, under one byte budget.
+struct SharedTileCache
+{
+    explicit SharedTileCache(std::size_t budgetBytes)
+        : cache(budgetBytes)
+    {
+    }
+    std::mutex mutex;
+    TileCache cache;
+};
+
+class ShardReader
+{
+public:
+    struct Context
+    {
+        std::shared_ptr<SharedTileCache> cache;
+        std::int64_t cacheKeyBase = 0;  ///< added to tile ids in the shared cache
+        const ShardIds* ids = nullptr;  ///< null: ids are the run's already
+    };
+
+    /// Throws StoreError when the file is missing, not a store, newer, or truncated.
+    ShardReader(const std::filesystem::path& path, Context context);
+    ~ShardReader();
+
+    const std::filesystem::path& path() const { return m_path; }
+    const model::StringTable& strings() const { return m_strings; }
+    const model::ResourceTree& resources() const { return m_resources; }
+    const model::LodGrid& grid() const { return m_grid; }
+    model::TimeRange span() const { return m_span; }
+    model::TimeRange activitySpan() const { return m_activitySpan; }
+    std::optional<std::string> meta(const std::string& key) const;
+    const std::map<std::string, std::string>& allMeta() const { return m_meta; }
+    const std::vector<TrackSummary>& summaries() const { return m_summaries; }
+    const std::map<model::StringId, CategoryTotals>& categories() const { return m_categories; }
+    const model::StackTable& stacks() const { return m_stacks; }
+
+    /// Loads the tile index of each track (on the main connection), then fills `out[i]`
+    /// for the tracks `tracks[i]` (local ids), over two connections when `split` and
+    /// there are many tracks.
+    void query(const ViewportQuery& q, const std::vector<model::TrackId>& tracks,
+               std::vector<TrackSlice>& out, bool split);
+    /// The same for slices [first, last) on connection `slot`, indexes already loaded.
+    void fill(const ViewportQuery& q, const std::vector<model::TrackId>& tracks,
+              std::vector<TrackSlice>& out, std::size_t first, std::size_t last, int slot);
+    void loadIndexes(const std::vector<model::TrackId>& tracks);
+
+    std::vector<model::Interval> intervals(model::TrackId track, model::TimeNs startNs,
+                                           model::TimeNs endNs, int fromBand);
+    std::vector<model::StackSample> stackSamples(model::TrackId track, model::TimeNs startNs,
+                                                 model::TimeNs endNs);
+    std::string intervalArgs(model::TrackId track, const model::Interval& interval);
+    std::vector<KernelMetricInfo> kernelMetricNames();
+    std::vector<model::KernelMetric> kernelMetrics(model::TrackId track,
+                                                   std::optional<model::StringId> metric);
+    std::optional<FlameLevelRange> flameLevels(model::TrackId track) const;
+    std::vector<FlameBucket> flameBuckets(model::TrackId track, int level,
+                                          std::int64_t firstBucket, std::int64_t endBucket);
+    model::StackTable flamePaths(model::TrackId track);
+    std::vector<TileRef> exactTiles(model::TrackId track, TileKind kind, int band);
+    DecodedTile readTile(const TileRef& ref, TileKind kind);
+    model::TimeNs bandMaxDurationNs(model::TrackId track, int band) const;
+
+    struct TrackIndex;
+    struct Connection;
+
+private:
+    const TrackIndex& index(model::TrackId track);
+    std::shared_ptr<const DecodedTile> tile(const TileRef& ref, int kind, Connection& conn);
+    DecodedTile decodeTile(const TileRef& ref, int kind, Connection& conn);
+    Connection& connection(int slot);
+    void loadMetadata();
+    void loadFlameLevels();
+    void readExactIntervals(model::TrackId track, int fromBand, model::TimeRange window,
+                            std::vector<model::Interval>& out, Connection& conn);
+    void fillSlice(TrackSlice& slice, model::TrackId track, model::TimeRange window,
+                   double nsPerPx, int pixelWidth, Connection& conn);
+    model::StringId runString(std::int64_t local) const;
+
+    std::filesystem::path m_path;
+    Context m_context;
+    std::unique_ptr<SqliteDb> m_db;
+    std::unique_ptr<Connection> m_connections[2];
+    model::StringTable m_strings;
+    model::ResourceTree m_resources;
+    model::StackTable m_stacks;
+    model::LodGrid m_grid;
+    model::TimeRange m_span;
+    model::TimeRange m_activitySpan;
+    std::map<std::string, std::string> m_meta;
+    std::vector<TrackSummary> m_summaries;
+    std::vector<std::vector<model::TimeNs>> m_bandMaxNs;  ///< [track][band], -1 when empty
+    std::map<model::StringId, CategoryTotals> m_categories;
+    std::vector<std::unique_ptr<TrackIndex>> m_indexes;
+    std::optional<SqliteStatement> m_indexStmt;
+    bool m_hasKernelMetrics = false;
+    std::vector<std::optional<FlameLevelRange>> m_flameLevels;  ///< [track]
+    std::optional<SqliteStatement> m_flameBucketStmt;
+};
+
+} // namespace strata::storage

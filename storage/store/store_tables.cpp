@@ -1,0 +1,70 @@
+#include "storage/store/store_tables.h"
+
+#include "storage/store/sqlite_db.h"
+
+namespace strata::storage {
+
+void readStrings(SqliteDb& db, const std::filesystem::path& file, model::StringTable& out)
+{
+    auto strings = db.prepare("SELECT id, text FROM strings ORDER BY id");
+    while (strings.step()) {
+        if (strings.int64(0) != static_cast<std::int64_t>(out.size()) && strings.int64(0) != 0)
+            throw StoreError(file.string() + ": corrupted store: string ids are not dense");
+        if (strings.int64(0) != 0)
+            out.intern(strings.text(1));
+    }
+}
+
+void readTracks(SqliteDb& db, const std::filesystem::path& file, model::ResourceTree& out)
+{
+    auto tracks = db.prepare("SELECT id, parent, kind, name, sort_key, unit FROM tracks ORDER BY id");
+    while (tracks.step()) {
+        model::TrackInfo t;
+        t.id = static_cast<model::TrackId>(tracks.int64(0));
+        t.parent = tracks.isNull(1) ? model::kNoTrack : static_cast<model::TrackId>(tracks.int64(1));
+        auto kind = model::parseResourceKind(tracks.text(2));
+        if (!kind || t.id != out.size() || (t.parent != model::kNoTrack && t.parent >= t.id))
+            throw StoreError(file.string() + ": corrupted store: bad track " + std::to_string(t.id));
+        t.kind = *kind;
+        t.name = tracks.text(3);
+        t.sortKey = tracks.int64(4);
+        t.unit = tracks.text(5);
+        out.restore(std::move(t));
+    }
+}
+
+void readStacks(SqliteDb& db, const std::filesystem::path& file, const model::StringTable& strings,
+                model::StackTable& out)
+{
+    auto stacks = db.prepare("SELECT id, parent, frame FROM stacks ORDER BY id");
+    while (stacks.step()) {
+        const std::int64_t id = stacks.int64(0);
+        const std::int64_t parent = stacks.int64(1);
+        const std::int64_t frame = stacks.int64(2);
+        if (id != static_cast<std::int64_t>(out.size()) || parent < 0 || parent >= id || frame < 0
+            || frame >= static_cast<std::int64_t>(strings.size()))
+            throw StoreError(file.string() + ": corrupted store: bad stack " + std::to_string(id));
+        out.add(static_cast<model::StackId>(parent), static_cast<model::StringId>(frame));
+    }
+}
+
+void writeStrings(SqliteDb& db, const model::StringTable& strings)
+{
+    auto insert = db.prepare("INSERT INTO strings VALUES(?,?)");
+    for (std::size_t i = 0; i < strings.size(); ++i)
+        insert.bind(1, std::int64_t(i)).bind(2, strings.text(model::StringId(i))).run();
+}
+
+void writeTracks(SqliteDb& db, const model::ResourceTree& tracks)
+{
+    auto insert = db.prepare("INSERT INTO tracks VALUES(?,?,?,?,?,?)");
+    for (const model::TrackInfo& t : tracks.tracks()) {
+        insert.bind(1, std::int64_t(t.id));
+        if (t.parent != model::kNoTrack)
+            insert.bind(2, std::int64_t(t.parent));
+        insert.bind(3, model::resourceKindName(t.kind)).bind(4, t.name).bind(5, t.sortKey)
+            .bind(6, t.unit).run();
+    }
+}
+
+} // namespace strata::storage

@@ -1,0 +1,25 @@
+#pragma once
+// The tables a store and a run's manifest share (store_schema.h, run_manifest.h):
+// strings, tracks and stacks, read with their consistency checks and written in id order.
+
+#include "model/resource_tree.h"
+#include "model/stack_table.h"
+#include "model/string_table.h"
+
+#include <filesystem>
+
+namespace strata::storage {
+
+class SqliteDb;
+
+/// Each reader throws StoreError naming `file` for ids that are not dense or point nowhere.
+void readStrings(SqliteDb& db, const std::filesystem::path& file, model::StringTable& out);
+void readTracks(SqliteDb& db, const std::filesystem::path& file, model::ResourceTree& out);
+/// Frames must be ids of `strings`.
+void readStacks(SqliteDb& db, const std::filesystem::path& file,
+                const model::StringTable& strings, model::StackTable& out);
+
+void writeStrings(SqliteDb& db, const model::StringTable& strings);
+void writeTracks(SqliteDb& db, const model::ResourceTree& tracks);
+
+} // namespace strata::storage

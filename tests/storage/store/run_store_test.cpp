@@ -1,0 +1,329 @@
+// A run of shards (run_manifest.h, run_builder.h) reads exactly like the single store of
+// the same trace, is built deterministically and published atomically, and a manifest
+// that points out of its folder or at a damaged shard is refused with the shard's name.
+
+#include "storage/store/run_builder.h"
+#include "storage/store/run_manifest.h"
+#include "storage/store/shard_router.h"
+#include "storage/store/sqlite_db.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
+#include "tests/support/random_trace.h"
+#include "tests/support/temp_dir.h"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+
+using namespace strata;
+
+namespace {
+
+std::string readBytes(const std::filesystem::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+const storage::MemoryTrace& threeNodes()
+{
+    static const storage::MemoryTrace trace = [] {
+        storage::MemoryTrace t;
+        test::RandomTraceOptions options;
+        options.nodes = 3;
+        options.intervalsPerThread = 2500;
+        test::makeRandomTrace(options, t);
+        return t;
+    }();
+    return trace;
+}
+
+void buildSingle(const storage::MemoryTrace& trace, const std::filesystem::path& path)
+{
+    storage::StoreBuilder builder(path);
+    trace.replayInto(builder);
+    builder.finish();
+}
+
+void buildRun(const storage::MemoryTrace& trace, const std::filesystem::path& path, int shards,
+              storage::RunBuildOptions options = {})
+{
+    options.shards = shards;
+    storage::RunBuilder run(path, options);
+    storage::ShardRouter router(run, 1);
+    trace.replayInto(router);
+    run.finish();
+}
+
+/// Everything a view can ask of one track in a window, with ids spelled as text: stores
+/// of the same trace intern strings and stacks in different orders.
+std::string describe(storage::StoreReader& store, model::TrackId track, model::TimeRange w, int pixels)
+{
+    const auto& s = store.strings();
+    auto stack = [&](model::StackId id) {
+        std::string path;
+        for (model::StringId f : store.stacks().path(id))
+            path += std::string(s.text(f)) + ";";
+        return path;
+    };
+    std::ostringstream out;
+    const storage::TrackSlice slice = store.query({{track}, w.startNs, w.endNs, pixels}).front();
+    out << "levels " << slice.intervalLevel << slice.instantLevel << slice.counterLevel << "\n";
+    for (const model::Interval& e : slice.intervals)
+        out << "I " << e.startNs << " " << e.endNs << " " << s.text(e.name) << " " << s.text(e.category) << " "
+            << int(e.depth) << " " << e.seq << " " << store.intervalArgs(track, e) << "\n";
+    for (const storage::IntervalCell& c : slice.cells)
+        out << "C " << c.bucket << " " << int(c.depth) << " " << c.count << " " << c.longestStartNs << " "
+            << (c.longestName == storage::kOtherNames ? "*" : s.text(c.longestName)) << "\n";
+    for (const storage::Coverage& c : slice.entries)
+        out << "E " << (c.name == storage::kOtherNames ? "*" : s.text(c.name)) << " " << c.coverageNs << "\n";
+    for (const model::Instant& i : slice.instants)
+        out << "i " << i.timeNs << " " << s.text(i.name) << "\n";
+    for (const storage::InstantCell& c : slice.instantCells)
+        out << "c " << c.bucket << " " << c.count << " " << s.text(c.firstName) << "\n";
+    for (const model::CounterSample& c : slice.samples)
+        out << "s " << c.timeNs << " " << c.value << "\n";
+    for (const storage::CounterCell& c : slice.counterCells)
+        out << "k " << c.bucket << " " << c.min << " " << c.max << " " << c.mean << "\n";
+    for (const model::Flow& f : slice.flows)
+        out << "f " << f.fromNs << " " << f.toTrack << " " << f.toNs << " " << s.text(f.name) << "\n";
+    for (const model::StackSample& x : slice.stackSamples)
+        out << "x " << x.timeNs << " " << stack(x.stack) << "\n";
+    if (const auto levels = store.flameLevels(track)) {
+        const model::StackTable paths = store.flamePaths(track);
+        for (int level = levels->finest; level <= levels->coarsest; ++level) {
+            for (const storage::FlameBucket& b : store.flameBuckets(track, level, 0, INT64_MAX)) {
+                std::vector<std::string> entries;
+                for (const storage::FlameEntry& e : b.entries) {
+                    std::string path;
+                    if (b.samples > 0) {
+                        path = stack(e.path);
+                    } else {
+                        for (model::StringId f : paths.path(e.path))
+                            path += std::string(s.text(f)) + ";";
+                    }
+                    entries.push_back(path + " " + std::to_string(e.weight));
+                }
+                std::sort(entries.begin(), entries.end());
+                out << "F " << level << " " << b.bucket << " " << b.samples;
+                for (const std::string& e : entries)
+                    out << " " << e;
+                out << "\n";
+            }
+        }
+    }
+    return out.str();
+}
+
+std::string describeStore(const storage::StoreReader& store)
+{
+    std::ostringstream out;
+    out << "span " << store.span().startNs << " " << store.span().endNs << " activity "
+        << store.activitySpan().startNs << " " << store.activitySpan().endNs << " levels " << store.grid().levels
+        << "\n";
+    for (const model::TrackInfo& t : store.resources().tracks()) {
+        const storage::TrackSummary& s = store.summary(t.id);
+        out << t.id << " " << t.parent << " " << int(t.kind) << " " << t.name << " " << t.sortKey << " " << t.unit
+            << ": " << s.intervals << " " << s.instants << " " << s.counters << " " << s.flows << " " << s.samples
+            << " " << s.firstNs << " " << s.lastNs << " " << s.maxDepth << "\n";
+    }
+    for (const auto& [category, totals] : store.categories())
+        out << "category " << store.strings().text(category) << " " << totals.intervals << " " << totals.totalNs << "\n";
+    return out.str();
+}
+
+} // namespace
+
+TEST_CASE("a run of shards reads exactly like the single store of the same trace", "[store][run]")
+{
+    test::TempDir dir;
+    buildSingle(threeNodes(), dir.path() / "one.strata");
+    buildRun(threeNodes(), dir.path() / "run.strata", 3);
+    storage::StoreReader one(dir.path() / "one.strata");
+    storage::StoreReader run(dir.path() / "run.strata");
+    REQUIRE(run.isRun());
+    REQUIRE(run.shards().size() == 3);
+    REQUIRE_FALSE(one.isRun());
+    REQUIRE(one.shards().size() == 1);
+    REQUIRE(describeStore(run) == describeStore(one));
+
+    std::mt19937_64 rng(7);
+    const model::TimeNs span = one.span().endNs;
+    for (int i = 0; i < 60; ++i) {
+        const auto track = static_cast<model::TrackId>(rng() % one.resources().size());
+        const model::TimeNs a = static_cast<model::TimeNs>(rng() % span);
+        const model::TimeNs width = i % 3 == 0 ? span : 1 + static_cast<model::TimeNs>(rng() % (span / 4));
+        const model::TimeRange w {a - width / 2, a + width / 2 + 1};
+        const int pixels = 100 + static_cast<int>(rng() % 1800);
+        INFO("track " << track << " window " << w.startNs << ".." << w.endNs << " pixels " << pixels);
+        REQUIRE(describe(run, track, w, pixels) == describe(one, track, w, pixels));
+    }
+
+    // One query over tracks of every shard, split over both cores.
+    std::vector<model::TrackId> all;
+    for (const model::TrackInfo& t : one.resources().tracks())
+        all.push_back(t.id);
+    const auto fromOne = one.query({all, 0, span, 1920});
+    const auto fromRun = run.query({all, 0, span, 1920});
+    REQUIRE(fromRun.size() == fromOne.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        REQUIRE(fromRun[i].track == all[i]);
+        REQUIRE(fromRun[i].intervalLevel == fromOne[i].intervalLevel);
+        REQUIRE(fromRun[i].intervals.size() == fromOne[i].intervals.size());
+        REQUIRE(fromRun[i].cells.size() == fromOne[i].cells.size());
+        REQUIRE(fromRun[i].counterCells.size() == fromOne[i].counterCells.size());
+    }
+}
+
+TEST_CASE("a run is built deterministically: the same trace gives the same bytes", "[store][run]")
+{
+    test::TempDir a, b;
+    buildRun(threeNodes(), a.path() / "run.strata", 2);
+    buildRun(threeNodes(), b.path() / "run.strata", 2);
+    REQUIRE(readBytes(a.path() / "run.strata") == readBytes(b.path() / "run.strata"));
+    const storage::StoreReader ra(a.path() / "run.strata"), rb(b.path() / "run.strata");
+    REQUIRE(ra.shards().size() == 2);
+    for (std::size_t i = 0; i < 2; ++i) {
+        REQUIRE(ra.shards()[i].path.filename() == rb.shards()[i].path.filename());
+        REQUIRE(readBytes(ra.shards()[i].path) == readBytes(rb.shards()[i].path));
+    }
+}
+
+TEST_CASE("a failed or cancelled run build leaves nothing and keeps the old store", "[store][run]")
+{
+    test::TempDir dir;
+    const auto target = dir.path() / "run.strata";
+    buildRun(threeNodes(), target, 3);
+    const std::string manifest = readBytes(target);
+    std::vector<std::string> shards;
+    {
+        const storage::StoreReader old(target);
+        for (const auto& s : old.shards())
+            shards.push_back(readBytes(s.path));
+    }
+    auto files = [&] {
+        std::vector<std::string> names;
+        for (const auto& e : std::filesystem::recursive_directory_iterator(dir.path()))
+            names.push_back(e.path().lexically_relative(dir.path()).string());
+        std::sort(names.begin(), names.end());
+        return names;
+    };
+    const auto before = files();
+
+    // Another trace over it, failing at each phase: a shard's tiling, the publish, a cancel.
+    storage::MemoryTrace other;
+    test::RandomTraceOptions o;
+    o.nodes = 3;
+    o.seed = 99;
+    test::makeRandomTrace(o, other);
+    for (int failure = 0; failure < 4; ++failure) {
+        INFO("failure " << failure);
+        storage::RunBuildOptions options;
+        if (failure < 2) {
+            options.abortShard = failure;  // the first shard, or one after a finished one
+            options.abortAfterTiles = 5;
+        } else if (failure == 2) {
+            options.abortBeforeManifest = true;
+        } else {
+            options.progress = [](std::uint64_t done, std::uint64_t) { return done < 4; };
+        }
+        REQUIRE_THROWS(buildRun(other, target, 3, options));
+        REQUIRE(files() == before);
+        REQUIRE(readBytes(target) == manifest);
+        storage::StoreReader kept(target);
+        for (std::size_t i = 0; i < shards.size(); ++i)
+            REQUIRE(readBytes(kept.shards()[i].path) == shards[i]);
+    }
+
+    // A good build replaces the run, and removes the old run's shards.
+    buildRun(other, target, 2);
+    storage::StoreReader replaced(target);
+    REQUIRE(replaced.shards().size() == 2);
+    std::size_t shardFiles = 0;
+    for (const auto& e : std::filesystem::directory_iterator(storage::shardFolder(target)))
+        shardFiles += e.is_regular_file() ? 1 : 0;
+    REQUIRE(shardFiles == 2);
+    // And a single store (a run of one shard) over a run leaves no shard folder behind.
+    buildRun(other, target, 1);
+    REQUIRE_FALSE(std::filesystem::exists(storage::shardFolder(target)));
+    REQUIRE_FALSE(storage::StoreReader(target).isRun());
+}
+
+TEST_CASE("the leftovers of a killed run build go with the next build there", "[store][run]")
+{
+    test::TempDir dir;
+    const auto target = dir.path() / "run.strata";
+    const auto folder = storage::shardFolder(target);
+    std::filesystem::create_directories(folder);
+    // Process ids that cannot run (above pid_max) and one that does: our parent.
+    const std::string dead = "4194999";
+    const std::string alive = std::to_string(::getppid());
+    for (const auto& name : {".shard-0000.tmp." + dead + ".strata", "..shard-0001.tmp." + dead + ".strata.spill." + dead,
+                             ".shard-0000.tmp." + alive + ".strata"})
+        std::ofstream(folder / name) << "partial";
+    std::ofstream(dir.path() / (".run.strata.tmp." + dead)) << "partial";
+    buildRun(threeNodes(), target, 2);
+    REQUIRE_FALSE(std::filesystem::exists(folder / (".shard-0000.tmp." + dead + ".strata")));
+    REQUIRE_FALSE(std::filesystem::exists(folder / ("..shard-0001.tmp." + dead + ".strata.spill." + dead)));
+    REQUIRE_FALSE(std::filesystem::exists(dir.path() / (".run.strata.tmp." + dead)));
+    REQUIRE(std::filesystem::exists(folder / (".shard-0000.tmp." + alive + ".strata")));
+}
+
+TEST_CASE("a missing, truncated or replaced shard is named in one clean error", "[store][run][bad]")
+{
+    test::TempDir dir;
+    const auto target = dir.path() / "run.strata";
+    buildRun(threeNodes(), target, 3);
+    const std::filesystem::path shard = storage::StoreReader(target).shards()[1].path;
+    const std::string bytes = readBytes(shard);
+    const std::string name = shard.filename().string();
+
+    std::filesystem::remove(shard);
+    REQUIRE_THROWS_WITH(storage::StoreReader(target), Catch::Contains(name) && Catch::Contains("is missing"));
+
+    std::ofstream(shard, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+    REQUIRE_THROWS_WITH(storage::StoreReader(target), Catch::Contains(name) && Catch::Contains("truncated"));
+
+    std::string altered = bytes;
+    altered[altered.size() - 100] ^= 0x5A;
+    std::ofstream(shard, std::ios::binary | std::ios::trunc) << altered;
+    REQUIRE_THROWS_WITH(storage::StoreReader(target), Catch::Contains(name) && Catch::Contains("altered"));
+
+    // Another run's shard of the same size in its place.
+    buildRun(threeNodes(), dir.path() / "other.strata", 3);
+    std::filesystem::copy_file(storage::StoreReader(dir.path() / "other.strata").shards()[0].path, shard,
+                               std::filesystem::copy_options::overwrite_existing);
+    REQUIRE_THROWS_WITH(storage::StoreReader(target), Catch::Contains(name));
+
+    std::ofstream(shard, std::ios::binary | std::ios::trunc) << bytes;
+    REQUIRE_NOTHROW(storage::StoreReader(target));
+}
+
+TEST_CASE("a manifest whose shard paths leave its folder is refused", "[store][run][bad]")
+{
+    test::TempDir dir;
+    const auto target = dir.path() / "run.strata";
+    buildRun(threeNodes(), target, 2);
+    std::filesystem::create_directories(dir.path() / "inner");
+    std::filesystem::create_symlink(dir.path(), dir.path() / "inner" / "up");
+    const std::string shard = storage::StoreReader(target).shards()[0].path.filename().string();
+    // The copy lives in inner/, beside a link up to the folder holding the run.
+    for (const std::string& path :
+         {"../run.strata.d/" + shard, (dir.path() / "run.strata.d" / shard).string(),
+          "x/../../run.strata.d/" + shard, "up/run.strata.d/" + shard}) {
+        INFO(path);
+        const auto copy = dir.path() / "inner" / "escape.strata";
+        std::filesystem::remove(copy);
+        storage::RunManifest manifest = [&] {
+            storage::SqliteDb db(target, storage::SqliteDb::Mode::ReadOnly);
+            return storage::readRunManifest(db, target);
+        }();
+        manifest.shards[0].path = path;
+        storage::writeRunManifest(copy, manifest);
+        REQUIRE_THROWS_WITH(storage::StoreReader(copy), Catch::Contains("outside the manifest's folder"));
+    }
+}
