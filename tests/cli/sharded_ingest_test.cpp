@@ -156,3 +156,40 @@ TEST_CASE("ingest: a bad file among sharded inputs leaves no run and keeps the o
     CHECK(readBytes(dir / "run.strata") == manifest);
     run(dir.path(), {"info", "run.strata"});
 }
+
+TEST_CASE("ingest: a sharded build killed mid-write keeps the old run; the next build clears its leftovers",
+          "[cli][shards][bad]")
+{
+    test::TempDir dir;
+    const auto inputs = synthRanks(dir.path(), 3);
+    run(dir.path(), {"ingest", inputs[0], inputs[1], inputs[2], "-o", "run.strata", "--shards", "3"});
+    const std::string manifest = readBytes(dir / "run.strata");
+
+    // A file-size limit below a shard's size: the kernel kills the build (SIGXFSZ) in the
+    // middle of writing a shard, as a kill -9 would, with no chance to clean up.
+    test::RunOptions limited;
+    limited.workDir = dir.path();
+    limited.wrapper = "prlimit --fsize=150000";
+    const auto killed =
+        test::runStrata({"ingest", inputs[2], inputs[1], inputs[0], "-o", "run.strata", "--shards", "3"}, limited);
+    CHECK(killed.exitCode != 0);
+    CHECK(readBytes(dir / "run.strata") == manifest);
+    run(dir.path(), {"info", "run.strata"});
+    auto leftovers = [&] {
+        int n = 0;
+        for (const auto& folder : {dir.path(), dir / "run.strata.d"}) {
+            for (const auto& e : std::filesystem::directory_iterator(folder))
+                n += e.path().filename().string().find(".tmp.") != std::string::npos;
+        }
+        return n;
+    };
+    CHECK(leftovers() > 0);
+
+    run(dir.path(), {"ingest", inputs[2], inputs[1], inputs[0], "-o", "run.strata", "--shards", "3"});
+    CHECK(leftovers() == 0);
+    CHECK(readBytes(dir / "run.strata") != manifest);
+    std::size_t shards = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir / "run.strata.d"))
+        shards += e.is_regular_file() ? 1 : 0;
+    CHECK(shards == 3);
+}
