@@ -1,6 +1,7 @@
 #include "app/arg_parser.h"
 #include "app/commands.h"
 #include "app/ingest_job.h"
+#include "app/ingest_plan.h"
 #include "app/progress_bar.h"
 
 #include <algorithm>
@@ -9,7 +10,7 @@
 
 namespace strata::app {
 
-int ingestCommand(const Args& args)
+IngestRequest ingestRequestFrom(const Args& args)
 {
     ArgParser p(args, {"-o", "--output", "--format", "--threads", "--shards"}, {});
     const auto output = p.value("-o") ? p.value("-o") : p.value("--output");
@@ -27,7 +28,12 @@ int ingestCommand(const Args& args)
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     request.threads = static_cast<int>(p.integer("--threads", cores, 1, 256));
     request.shards = static_cast<int>(p.integer("--shards", 0, 0, 4096));
+    return request;
+}
 
+int ingestCommand(const Args& args)
+{
+    const IngestRequest request = ingestRequestFrom(args);
     IngestProgressBars bars;
     const IngestSummary summary = ingestTraces(request, bars.callback());
     bars.finish();

@@ -1,6 +1,7 @@
 #include "app/ingest_job.h"
 
 #include "app/file_import.h"
+#include "app/ingest_plan.h"
 #include "app/output_guard.h"
 #include "storage/import/chrome/chrome_json_importer.h"
 #include "storage/store/input_error.h"
@@ -88,33 +89,6 @@ int shardsFor(const IngestRequest& request, std::size_t traces, std::size_t join
 
 namespace {
 
-std::uint64_t sizeOf(const std::filesystem::path& input)
-{
-    std::error_code ec;
-    return std::filesystem::is_regular_file(input, ec) ? std::filesystem::file_size(input, ec) : 0;
-}
-
-/// Consecutive files per shard, balanced by size: shard k ends where the running total
-/// passes (k + 1) / shards of all bytes. Returns the first file of each shard and an end.
-std::vector<std::size_t> splitBySize(const std::vector<std::uint64_t>& sizes, int shards)
-{
-    std::uint64_t total = 0;
-    for (std::uint64_t s : sizes)
-        total += s;
-    std::vector<std::size_t> first {0};
-    std::uint64_t sum = 0;
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-        sum += sizes[i];
-        const std::size_t shardsLeft = static_cast<std::size_t>(shards) - first.size();
-        const std::size_t filesLeft = sizes.size() - i - 1;
-        const bool full = static_cast<double>(sum) * shards >= static_cast<double>(total) * first.size();
-        if (shardsLeft > 0 && filesLeft >= shardsLeft && (full || filesLeft == shardsLeft))
-            first.push_back(i + 1);
-    }
-    first.push_back(sizes.size());
-    return first;
-}
-
 /// Progress of parallel workers as one bar: bytes read of all inputs. Calls are
 /// serialized, since the bar and the dialog are not thread-safe.
 class SharedReadProgress
@@ -159,19 +133,12 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
     checkStoreOutputReplaceable(request.output);
     IngestSummary summary;
 
-    // Nsight Compute files and counter logs join to the traces, so they go after them,
-    // whatever the argument order; a recorder between the importers and the builder
-    // remembers the traces' kernels and origin for them.
-    std::vector<std::filesystem::path> traces, joins;
-    for (const std::filesystem::path& input : request.inputs)
-        (joinsToTraces(formatOf(request, input)) ? joins : traces).push_back(input);
-    std::vector<std::uint64_t> traceSizes;
-    for (const std::filesystem::path& input : traces) {
-        traceSizes.push_back(sizeOf(input));
-        summary.inputBytes += traceSizes.back();
-    }
-    for (const std::filesystem::path& input : joins)
-        summary.inputBytes += sizeOf(input);
+    // A recorder between the importers and the builder remembers the traces' kernels and
+    // origin for the files that join to them (imported after them, ingest_plan.h).
+    const IngestPlan plan = planIngest(request);
+    const auto& traces = plan.traces;
+    const auto& joins = plan.joins;
+    summary.inputBytes = plan.inputBytes;
 
     storage::RunBuildOptions options;
     options.shards = shardsFor(request, traces.size(), joins.size(), summary.inputBytes);
@@ -179,28 +146,8 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
     options.progress = phase(progress, "tiling");
     storage::RunBuilder run(request.output, options);
 
-    // Several Chrome files are ranks of one run: align them on the earliest origin.
     ImportContext context;
-    if (traces.size() > 1) {
-        for (const std::filesystem::path& input : traces) {
-            if (formatOf(request, input) != TraceFormat::Chrome)
-                continue;
-            if (const auto o = storage::chromeTraceOriginNs(input))
-                context.originNs = context.originNs ? std::min(*context.originNs, *o) : *o;
-        }
-    }
-    // One trace file into a shard; a trace that gives nothing is an error, not an empty
-    // store over a good one (nothing is finished, so an existing store stays as it was).
-    auto importTrace = [&](std::size_t i, storage::TraceSink& sink, storage::StoreBuilder& builder,
-                           const ImportContext& base, const storage::ProgressFn& fileProgress) {
-        ImportContext c = base;
-        c.rank = traces.size() > 1 ? static_cast<int>(i) : -1;
-        const std::uint64_t eventsBefore = builder.eventCount();
-        ImportResult result = importFile(traces[i], formatOf(request, traces[i]), sink, builder, i, c, fileProgress);
-        if (builder.eventCount() == eventsBefore)
-            throw storage::InputError("no events in " + traces[i].string() + ": " + result.noEventsReason);
-        return result.warnings;
-    };
+    context.originNs = ranksOrigin(plan, 0, traces.size());
     std::vector<std::vector<std::string>> warnings(request.inputs.size());
     if (run.shardCount() == 1) {
         storage::StoreBuilder& builder = run.shard(0);
@@ -208,13 +155,13 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
         storage::TraceSink& sink = joins.empty() ? static_cast<storage::TraceSink&>(builder) : recorder;
         context.recorder = joins.empty() ? nullptr : &recorder;
         for (std::size_t i = 0; i < traces.size(); ++i)
-            warnings[i] = importTrace(i, sink, builder, context,
+            warnings[i] = importTraceFile(plan, i, sink, builder, context,
                                       phase(progress, "reading " + traces[i].filename().string()));
         // Files that join to traces may add only metrics, unless nothing at all came
         // before the last of them.
         for (std::size_t i = 0; i < joins.size(); ++i) {
             const std::size_t index = traces.size() + i;
-            ImportResult result = importFile(joins[i], formatOf(request, joins[i]), sink, builder, index, context,
+            ImportResult result = importFile(joins[i], plan.formatOf(joins[i]), sink, builder, index, context,
                                              phase(progress, "reading " + joins[i].filename().string()));
             warnings[index] = std::move(result.warnings);
             if (i + 1 == joins.size() && builder.eventCount() == 0)
@@ -223,7 +170,7 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
     } else {
         // Shards of consecutive files, parsed and tiled by parallel workers; the first
         // error (in input order) is the one reported, and it stops the other workers.
-        const std::vector<std::size_t> first = splitBySize(traceSizes, run.shardCount());
+        const std::vector<std::size_t> first = groupsBySize(plan.traceSizes, run.shardCount());
         SharedReadProgress reading(progress, traces.size(), summary.inputBytes);
         std::atomic<int> nextShard {0};
         std::atomic<bool> failed {false};
@@ -236,7 +183,7 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
                         storage::ProgressFn stoppable = [&, fileProgress](std::uint64_t done, std::uint64_t total) {
                             return !failed && (!fileProgress || fileProgress(done, total));
                         };
-                        warnings[i] = importTrace(i, run.shard(k), run.shard(k), context, stoppable);
+                        warnings[i] = importTraceFile(plan, i, run.shard(k), run.shard(k), context, stoppable);
                     } catch (...) {
                         errors[i] = std::current_exception();
                         failed = true;

@@ -100,7 +100,7 @@ RunBuilder::RunBuilder(std::filesystem::path target, RunBuildOptions options)
 {
     const int shards = std::max(1, m_options.shards);
     removeDeadTemps(m_target.parent_path().empty() ? "." : m_target.parent_path(),
-                    m_target.filename().string());
+                    m_target.filename().string());  // a killed single-store build's
     StoreBuildOptions shardOptions;
     shardOptions.threads = m_options.threads;
     shardOptions.zstdLevel = m_options.zstdLevel;
@@ -113,19 +113,12 @@ RunBuilder::RunBuilder(std::filesystem::path target, RunBuildOptions options)
         m_shardTemps.push_back(m_target);
         return;
     }
-    const std::filesystem::path folder = shardFolder(m_target);
-    std::error_code ec;
-    std::filesystem::create_directories(folder, ec);
-    if (ec)
-        throw StoreError("cannot create " + folder.string() + ": " + ec.message());
-    removeDeadTemps(folder, {});
+    prepareShardFolder(m_target);
     for (int i = 0; i < shards; ++i) {
-        char name[64];
-        std::snprintf(name, sizeof name, ".shard-%04d.tmp.%d.strata", i, static_cast<int>(::getpid()));
         StoreBuildOptions o = shardOptions;
         if (m_options.abortShard == i)
             o.abortAfterTiles = m_options.abortAfterTiles;
-        m_shardTemps.push_back(folder / name);
+        m_shardTemps.push_back(shardTempFile(m_target, i));
         m_shards.push_back(std::make_unique<StoreBuilder>(m_shardTemps.back(), o));
     }
 }
@@ -189,11 +182,36 @@ void RunBuilder::finish()
 
 void RunBuilder::publish(const std::vector<std::filesystem::path>& shardFiles)
 {
+    publishRun(m_target, shardFiles, m_meta, m_options.abortBeforeManifest);
+    m_shardTemps.clear();
+}
+
+std::filesystem::path shardTempFile(const std::filesystem::path& target, int index)
+{
+    char name[64];
+    std::snprintf(name, sizeof name, ".shard-%04d.tmp.%d.strata", index, static_cast<int>(::getpid()));
+    return shardFolder(target) / name;
+}
+
+void prepareShardFolder(const std::filesystem::path& target)
+{
+    const std::filesystem::path folder = shardFolder(target);
+    std::error_code ec;
+    std::filesystem::create_directories(folder, ec);
+    if (ec)
+        throw StoreError("cannot create " + folder.string() + ": " + ec.message());
+    removeDeadTemps(target.parent_path().empty() ? "." : target.parent_path(), target.filename().string());
+    removeDeadTemps(folder, {});
+}
+
+void publishRun(const std::filesystem::path& target, const std::vector<std::filesystem::path>& shardFiles,
+                const std::map<std::string, std::string>& meta, bool abortBeforeManifest)
+{
     // The tag of the run's content names its shards: equal names, equal bytes.
     std::string checksums;
     for (const auto& file : shardFiles)
         checksums += fileChecksum(file);
-    const std::filesystem::path folder = shardFolder(m_target);
+    const std::filesystem::path folder = shardFolder(target);
     const std::string tag = textChecksum(checksums).substr(0, 12);
     std::vector<std::string> names, paths;
     for (std::size_t i = 0; i < shardFiles.size(); ++i) {
@@ -202,9 +220,9 @@ void RunBuilder::publish(const std::vector<std::filesystem::path>& shardFiles)
         names.push_back(name);
         paths.push_back(folder.filename().string() + "/" + name);
     }
-    RunManifest manifest = describeRun(shardFiles, paths, m_meta);
-    const std::filesystem::path temp = m_target.parent_path()
-        / ("." + m_target.filename().string() + ".tmp." + std::to_string(::getpid()));
+    RunManifest manifest = describeRun(shardFiles, paths, meta);
+    const std::filesystem::path temp = target.parent_path()
+        / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
     std::error_code ec;
     std::filesystem::remove(temp, ec);
     try {
@@ -212,13 +230,13 @@ void RunBuilder::publish(const std::vector<std::filesystem::path>& shardFiles)
         for (std::size_t i = 0; i < shardFiles.size(); ++i)
             std::filesystem::rename(shardFiles[i], folder / names[i]);
         fsyncFolder(folder);
-        if (m_options.abortBeforeManifest)
+        if (abortBeforeManifest)
             throw std::runtime_error("run publish aborted by the debug hook before the manifest");
-        std::filesystem::rename(temp, m_target);
-        fsyncFolder(m_target.parent_path());
+        std::filesystem::rename(temp, target);
+        fsyncFolder(target.parent_path());
     } catch (...) {
         // Shards already renamed that the old store does not name go again.
-        const std::set<std::string> old = runShardNames(m_target);
+        const std::set<std::string> old = runShardNames(target);
         for (std::size_t i = 0; i < names.size(); ++i) {
             if (!old.count(names[i]))
                 std::filesystem::remove(folder / names[i], ec);
@@ -226,8 +244,7 @@ void RunBuilder::publish(const std::vector<std::filesystem::path>& shardFiles)
         std::filesystem::remove(temp, ec);
         throw;
     }
-    m_shardTemps.clear();
-    removeStaleRunFiles(m_target, names);
+    removeStaleRunFiles(target, names);
 }
 
 } // namespace strata::storage

@@ -75,6 +75,19 @@ private:
     std::map<std::string, std::string> m_meta;
 };
 
+/// The pieces RunBuilder is made of, for builders of one run in several processes (the
+/// ranks of `strata-mpi ingest`):
+/// - creates `target`'s shard folder and removes the leftovers of killed builds there;
+void prepareShardFolder(const std::filesystem::path& target);
+/// - the temporary name shard `index` of this process is finished into (StoreBuilder);
+std::filesystem::path shardTempFile(const std::filesystem::path& target, int index);
+/// - publishes finished shard files (in track order) as the run at `target`: renames them
+///   into its shard folder under names that carry a tag of the run's content, writes the
+///   manifest with `meta` and renames it over `target` last, then removes the files of
+///   the folder it does not name. On failure, nothing at `target` changed.
+void publishRun(const std::filesystem::path& target, const std::vector<std::filesystem::path>& shardFiles,
+                const std::map<std::string, std::string>& meta, bool abortBeforeManifest = false);
+
 /// Removes, next to `target` and in its shard folder, the temporary files of builds whose
 /// process no longer runs, and in the shard folder every other file that `keep` (file
 /// names) does not list; removes the folder when it ends up empty.

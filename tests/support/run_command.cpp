@@ -29,11 +29,16 @@ std::string slurp(const std::filesystem::path& p)
 
 CommandResult runStrata(const std::vector<std::string>& args, const RunOptions& options)
 {
+    return runBinary(STRATA_BINARY, args, options);
+}
+
+CommandResult runBinary(const std::string& binary, const std::vector<std::string>& args, const RunOptions& options)
+{
     TempDir dir;
     std::string command =
         options.workDir.empty() ? "" : "cd " + quote(options.workDir.string()) + " && ";
     command += options.wrapper + " env -u DISPLAY -u WAYLAND_DISPLAY QT_QPA_PLATFORM=offscreen "
-        + quote(STRATA_BINARY);
+        + quote(binary);
     for (const std::string& a : args)
         command += " " + quote(a);
     command += " >" + quote((dir / "out").string()) + " 2>" + quote((dir / "err").string()) + " </dev/null";

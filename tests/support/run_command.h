@@ -22,5 +22,8 @@ struct RunOptions
 
 /// Runs STRATA_BINARY with `args` (each shell-quoted), without a display.
 CommandResult runStrata(const std::vector<std::string>& args, const RunOptions& options = {});
+/// Runs `binary` likewise (strata-mpi under `options.wrapper` = "mpirun ...").
+CommandResult runBinary(const std::string& binary, const std::vector<std::string>& args,
+                        const RunOptions& options = {});
 
 } // namespace strata::test

@@ -1,0 +1,87 @@
+#include "app/ingest_plan.h"
+
+#include "storage/import/chrome/chrome_json_importer.h"
+#include "storage/store/input_error.h"
+
+#include <algorithm>
+
+namespace strata::app {
+
+namespace {
+
+std::uint64_t sizeOf(const std::filesystem::path& input)
+{
+    std::error_code ec;
+    return std::filesystem::is_regular_file(input, ec) ? std::filesystem::file_size(input, ec) : 0;
+}
+
+} // namespace
+
+storage::TraceFormat IngestPlan::formatOf(const std::filesystem::path& input) const
+{
+    return request->format ? *request->format : storage::detectFormat(input);
+}
+
+IngestPlan planIngest(const IngestRequest& request)
+{
+    IngestPlan plan;
+    plan.request = &request;
+    for (const std::filesystem::path& input : request.inputs)
+        (joinsToTraces(plan.formatOf(input)) ? plan.joins : plan.traces).push_back(input);
+    for (const std::filesystem::path& input : plan.traces) {
+        plan.traceSizes.push_back(sizeOf(input));
+        plan.inputBytes += plan.traceSizes.back();
+    }
+    for (const std::filesystem::path& input : plan.joins)
+        plan.inputBytes += sizeOf(input);
+    return plan;
+}
+
+std::optional<model::TimeNs> ranksOrigin(const IngestPlan& plan, std::size_t first, std::size_t last)
+{
+    std::optional<model::TimeNs> origin;
+    if (plan.traces.size() < 2)
+        return origin;
+    for (std::size_t i = first; i < last; ++i) {
+        if (plan.formatOf(plan.traces[i]) != storage::TraceFormat::Chrome)
+            continue;
+        if (const auto o = storage::chromeTraceOriginNs(plan.traces[i]))
+            origin = origin ? std::min(*origin, *o) : *o;
+    }
+    return origin;
+}
+
+std::vector<std::string> importTraceFile(const IngestPlan& plan, std::size_t index, storage::TraceSink& sink,
+                                         storage::StoreBuilder& builder, const ImportContext& context,
+                                         const storage::ProgressFn& progress)
+{
+    const std::filesystem::path& input = plan.traces.at(index);
+    ImportContext c = context;
+    c.rank = plan.traces.size() > 1 ? static_cast<int>(index) : -1;
+    const std::uint64_t eventsBefore = builder.eventCount();
+    ImportResult result = importFile(input, plan.formatOf(input), sink, builder, index, c, progress);
+    if (builder.eventCount() == eventsBefore)
+        throw storage::InputError("no events in " + input.string() + ": " + result.noEventsReason);
+    return result.warnings;
+}
+
+std::vector<std::size_t> groupsBySize(const std::vector<std::uint64_t>& sizes, int shards)
+{
+    std::uint64_t total = 0;
+    for (std::uint64_t s : sizes)
+        total += s;
+    std::vector<std::size_t> first {0};
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        sum += sizes[i];
+        const std::size_t shardsLeft = static_cast<std::size_t>(shards) - first.size();
+        const std::size_t filesLeft = sizes.size() - i - 1;
+        const bool full = static_cast<double>(sum) * shards >= static_cast<double>(total) * first.size();
+        if (shardsLeft > 0 && filesLeft >= shardsLeft && (full || filesLeft == shardsLeft))
+            first.push_back(i + 1);
+    }
+    first.push_back(sizes.size());
+    return first;
+}
+
+} // namespace strata::app

@@ -1,0 +1,52 @@
+#pragma once
+// What an ingest does with its inputs, shared by `strata ingest` (ingest_job.h, threads)
+// and `strata-mpi ingest` (app/mpi, ranks): the trace files in argument order, then the
+// files that join to them (Nsight Compute, counter logs: their kernels and origin come
+// from the traces), the common origin of Chrome rank files, groups of consecutive files
+// balanced by size (one per shard), and one trace file's import into a shard.
+
+#include "app/file_import.h"
+#include "app/ingest_job.h"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::app {
+
+struct IngestPlan
+{
+    const IngestRequest* request = nullptr;
+    std::vector<std::filesystem::path> traces;
+    std::vector<std::filesystem::path> joins;
+    std::vector<std::uint64_t> traceSizes;
+    std::uint64_t inputBytes = 0;  ///< traces and joins
+
+    storage::TraceFormat formatOf(const std::filesystem::path& input) const;
+};
+
+/// The request of `ingest`'s arguments (INPUT... -o STORE [--format F] [--threads N]
+/// [--shards N]); throws UsageError.
+IngestRequest ingestRequestFrom(const std::vector<std::string>& args);
+
+/// Sorts the request's inputs into traces and joins (no check: see checkInputs).
+IngestPlan planIngest(const IngestRequest& request);
+
+/// Several Chrome files are the ranks of one run, aligned on their earliest absolute
+/// time: the earliest of traces [first, last) of the plan, when the plan has several.
+std::optional<model::TimeNs> ranksOrigin(const IngestPlan& plan, std::size_t first, std::size_t last);
+
+/// Trace `index` of the plan into `sink` (`builder` gets its import report); it is rank
+/// `index` when the plan has several. Throws InputError when the file yields no event: an
+/// error, not an empty store over a good one. Returns its warning lines.
+std::vector<std::string> importTraceFile(const IngestPlan& plan, std::size_t index, storage::TraceSink& sink,
+                                         storage::StoreBuilder& builder, const ImportContext& context,
+                                         const storage::ProgressFn& progress);
+
+/// Consecutive files per group, balanced by size: group k ends where the running total
+/// passes (k + 1) / groups of all bytes, and every group gets a file. Returns the first
+/// file of each group, then the end.
+std::vector<std::size_t> groupsBySize(const std::vector<std::uint64_t>& sizes, int groups);
+
+} // namespace strata::app

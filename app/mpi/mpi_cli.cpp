@@ -1,0 +1,49 @@
+#include "app/arg_parser.h"
+#include "app/mpi/mpi_comm.h"
+#include "app/mpi/mpi_commands.h"
+#include "storage/store/input_error.h"
+#include "storage/store/sqlite_db.h"
+
+#include <cstdio>
+
+namespace strata::app::mpi {
+
+namespace {
+
+constexpr const char* kUsage = R"(usage (under mpirun -n K):
+  strata-mpi ingest INPUT... -o STORE [--format auto|chrome|paraver|nsys|otf2|...] [--threads N]
+                # the files dealt to the ranks by size, one shard per rank, rank 0 publishes
+  strata-mpi info STORE [--json]
+The store is a run of shards (STORE and STORE.d/) on a filesystem all ranks share.
+)";
+
+} // namespace
+
+int runMpiCli(const Comm& comm, int argc, char** argv)
+{
+    const Args args(argv + 1, argv + argc);
+    const std::string command = args.empty() ? std::string() : args.front();
+    const Args rest = args.empty() ? Args() : Args(args.begin() + 1, args.end());
+    try {
+        if (command.empty() || command == "--help" || command == "-h" || command == "help") {
+            if (comm.root())
+                std::fputs(kUsage, command.empty() ? stderr : stdout);
+            return command.empty() ? kExitUsage : kExitOk;
+        }
+        if (command == "ingest")
+            return ingestCommand(comm, rest);
+        if (command == "info")
+            return comm.root() ? infoCommand(rest) : kExitOk;
+        throw UsageError{"unknown command '" + command + "' (strata-mpi runs ingest and info)"};
+    } catch (const UsageError& e) {
+        if (comm.root())
+            std::fprintf(stderr, "strata-mpi: %s\n%s", e.message.c_str(), kUsage);
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        // Thrown on one rank only (info on rank 0): its own line.
+        std::fprintf(stderr, "strata-mpi: %s\n", e.what());
+        return kExitBadInput;
+    }
+}
+
+} // namespace strata::app::mpi

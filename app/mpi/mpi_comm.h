@@ -1,0 +1,37 @@
+#pragma once
+// The few collectives `strata-mpi` needs, over MPI_COMM_WORLD, with strings and the
+// "did anyone fail" vote that keeps every rank on the same path (a rank that returns
+// early while others wait in a collective would hang the job).
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace strata::app::mpi {
+
+class Comm
+{
+public:
+    Comm();
+    int rank() const { return m_rank; }
+    int size() const { return m_size; }
+    bool root() const { return m_rank == 0; }
+
+    /// Rank 0's `text` on every rank.
+    std::string broadcast(const std::string& text) const;
+    /// Every rank's `text`, in rank order, on rank 0 (empty elsewhere).
+    std::vector<std::string> gather(const std::string& text) const;
+    /// The first non-empty `error` in rank order, on every rank ("" when none failed).
+    std::string firstError(const std::string& error) const;
+    std::int64_t min(std::int64_t v) const;
+    std::int64_t max(std::int64_t v) const;
+    std::int64_t sum(std::int64_t v) const;
+    void barrier() const;
+
+private:
+    int m_rank = 0;
+    int m_size = 1;
+};
+
+} // namespace strata::app::mpi
