@@ -1,5 +1,7 @@
 #include "storage/analysis/efficiency_report.h"
 
+#include "storage/analysis/replay_input.h"
+
 #include <algorithm>
 #include <charconv>
 
@@ -104,6 +106,29 @@ model::TimeRange runSpan(const StoreReader& store)
     return { std::min<TimeNs>(0, span.startNs), std::max(span.endNs, endNs) };
 }
 
+/// POP's split of CommE: SerE = max useful / T_ideal, TE = T_ideal / T.
+void splitCommunication(StoreReader& store, model::TimeRange run, EfficiencyReport& report)
+{
+    if (report.window != run) {
+        report.replayUnavailable = "the ideal replay covers the whole run only (no --window)";
+        return;
+    }
+    auto input = buildReplayInput(store, run);
+    if (auto* why = std::get_if<std::string>(&input)) {
+        report.replayUnavailable = *why;
+        return;
+    }
+    const ReplayResult replay = replayIdeal(std::get<ReplayInput>(input));
+    if (replay.error || replay.idealRuntimeNs <= 0) {
+        report.replayUnavailable = replay.error.value_or("the ideal replay has no duration");
+        return;
+    }
+    const double ideal = static_cast<double>(replay.idealRuntimeNs);
+    report.idealRuntimeNs = replay.idealRuntimeNs;
+    report.pop.serializationEfficiency = static_cast<double>(report.pop.maxUsefulNs) / ideal;
+    report.pop.transferEfficiency = ideal / static_cast<double>(report.window.durationNs());
+}
+
 }  // namespace
 
 EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& request)
@@ -131,8 +156,13 @@ EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& 
     }
     report.attribution = reader.attribution();
     report.pop = model::popMetrics(report.workers, T);
-    if (!device)
+    if (request.counters)
+        report.counters = computeUsefulCounters(store, report.window);
+    if (!device) {
+        if (request.idealReplay)
+            splitCommunication(store, run, report);
         return report;
+    }
 
     report.gpu = model::gpuMetrics(report.workers, T);
     std::vector<std::string> ignoredHosts;

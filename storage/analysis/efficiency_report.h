@@ -19,6 +19,7 @@
 #include "model/role_rules.h"
 #include "model/workers.h"
 #include "storage/analysis/role_time_reader.h"
+#include "storage/analysis/useful_counters.h"
 
 #include <optional>
 #include <string>
@@ -36,6 +37,12 @@ struct EfficiencyRequest
     const model::RoleRules* rules = nullptr;
     int maxSlots = 4096;
     bool allWorkers = false;  ///< keep the near-empty workers too
+    /// Host levels: split CommE into serialization x transfer by the ideal-network replay
+    /// (ideal_replay.h); whole run only. It reads every MPI call, so the GUI asks for it
+    /// once, not per window.
+    bool idealReplay = false;
+    /// Sum the hardware counters of useful bursts (useful_counters.h): exact events.
+    bool counters = false;
 };
 
 /// What the host of one GPU did while the GPU was idle (ns by host role, plus no activity).
@@ -63,6 +70,11 @@ struct EfficiencyReport
     std::vector<GpuIdleCauses> gpuIdle;
     RoleAttribution attribution;
     bool exact = true;  ///< every role time came from exact events
+    /// With idealReplay: T_ideal (pop.serializationEfficiency and transferEfficiency are
+    /// set), or why the split is not available.
+    std::optional<model::TimeNs> idealRuntimeNs;
+    std::string replayUnavailable;
+    std::optional<UsefulCounters> counters;  ///< with `counters`
 };
 
 EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& request);
