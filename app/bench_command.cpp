@@ -4,6 +4,7 @@
 #include "storage/store/store_reader.h"
 
 #include "bench/flame_bench.h"
+#include "bench/replay_bench.h"
 #include "bench/store_bench.h"
 
 #include <algorithm>
@@ -38,7 +39,7 @@ void printProgress(const bench::Metric& m)
 int benchCommand(const Args& args)
 {
     ArgParser p(
-        args, { "--events", "--queries", "--store" }, { "--quick", "--json", "--no-ingest", "--flame" });
+        args, { "--events", "--queries", "--store" }, { "--quick", "--json", "--no-ingest", "--flame", "--replay" });
     bench::BenchOptions options;
     options.quick = p.flag("--quick");
     if (p.value("--events"))
@@ -50,7 +51,11 @@ int benchCommand(const Args& args)
         options.store = *store;
     }
     const bool json = p.flag("--json");
-    const auto metrics = p.flag("--flame")
+    const auto metrics = p.flag("--replay")
+        ? bench::runReplayBench(
+            options.eventCounts.empty() ? 10'000'000 : options.eventCounts.front(),
+            json ? printJsonLine : printProgress)
+        : p.flag("--flame")
         ? bench::runFlameBench({options.eventCounts.empty() ? 10'000'000 : options.eventCounts.front(),
                                 p.value("--queries") ? options.queries : 40},
                                json ? printJsonLine : printProgress)

@@ -34,21 +34,85 @@ struct Call
     bool pointToPoint = false;
 };
 
-/// The outermost MPI intervals of one track, by start.
-std::vector<Call> mpiCalls(StoreReader& store, TrackId track, model::TimeRange run)
+/// What a string names as an MPI call's category or name, worked out once per string id
+/// (the store interns them, so a run of millions of calls has a handful of names).
+class CallNames
 {
-    const model::StringTable& strings = store.strings();
+public:
+    enum Flags : std::uint8_t { kKnown = 1, kMpiCategory = 2, kCollective = 4, kPointToPoint = 8 };
+
+    explicit CallNames(const model::StringTable& strings)
+        : m_strings(strings)
+        , m_flags(strings.size(), 0)
+    {}
+
+    std::uint8_t flags(model::StringId id)
+    {
+        if (id >= m_flags.size())
+            return 0;
+        std::uint8_t& f = m_flags[id];
+        if (f == 0) {
+            const std::string_view text = m_strings.text(id);
+            const std::string name = lowered(text);
+            f = kKnown | (text.starts_with("MPI") ? kMpiCategory : 0)
+                | (isCollective(name) ? kCollective : 0)
+                | (name.find("send") != std::string::npos || name.find("recv") != std::string::npos
+                        ? kPointToPoint
+                        : 0);
+        }
+        return f;
+    }
+
+private:
+    const model::StringTable& m_strings;
+    std::vector<std::uint8_t> m_flags;
+};
+
+/// The outermost MPI intervals of one track, by start.
+std::vector<Call> mpiCalls(
+    StoreReader& store, CallNames& names, TrackId track, model::TimeRange run)
+{
     std::vector<Call> calls;
     TimeNs lastEnd = run.startNs;
     for (const model::Interval& i : store.intervals(track, run.startNs, run.endNs)) {
-        if (!strings.text(i.category).starts_with("MPI") || i.startNs < lastEnd)
+        if (!(names.flags(i.category) & CallNames::kMpiCategory) || i.startNs < lastEnd)
             continue;  // not MPI, or nested in (or overlapping) the previous call
-        const std::string name = lowered(strings.text(i.name));
-        calls.push_back({ i.startNs, std::min(i.endNs, run.endNs), isCollective(name),
-            name.find("send") != std::string::npos || name.find("recv") != std::string::npos });
+        const std::uint8_t f = names.flags(i.name);
+        calls.push_back({ i.startNs, std::min(i.endNs, run.endNs),
+            (f & CallNames::kCollective) != 0, (f & CallNames::kPointToPoint) != 0 });
         lastEnd = calls.back().endNs;
     }
     return calls;
+}
+
+/// The first call of `calls` for which `before` is false (`before` is true on a prefix),
+/// searched outwards from `hint` with doubling steps: flows come in time order, so the
+/// answer is usually next to the previous one and a search costs O(1), not O(log n).
+template<typename Pred>
+std::size_t partitionFrom(const std::vector<Call>& calls, std::size_t hint, Pred before)
+{
+    const std::size_t n = calls.size();
+    hint = std::min(hint, n);
+    std::size_t lo = hint, hi = hint;  // the answer lies in [lo, hi]
+    std::size_t step = 1;
+    if (hint < n && before(calls[hint])) {
+        lo = hi = hint + 1;
+        while (hi < n && before(calls[hi])) {
+            lo = hi + 1;
+            hi = std::min(n, hi + step);
+            step *= 2;
+        }
+    } else {
+        while (lo > 0 && !before(calls[lo - 1])) {
+            hi = lo - 1;
+            lo = hi >= step ? hi - step : 0;
+            step *= 2;
+        }
+    }
+    const auto first = calls.begin() + static_cast<std::ptrdiff_t>(lo);
+    return static_cast<std::size_t>(
+        std::partition_point(first, calls.begin() + static_cast<std::ptrdiff_t>(hi), before)
+        - calls.begin());
 }
 
 }  // namespace
@@ -74,11 +138,12 @@ std::variant<ReplayInput, std::string> buildReplayInput(StoreReader& store, mode
     }
 
     ReplayInput input;
+    CallNames names(store.strings());
     std::vector<std::vector<Call>> calls(processes.size());
     bool anyCall = false, anyPointToPoint = false;
     for (std::size_t p = 0; p < processes.size(); ++p) {
         for (TrackId t : processes[p].tracks) {
-            calls[p] = mpiCalls(store, t, run);
+            calls[p] = mpiCalls(store, names, t, run);
             if (!calls[p].empty())
                 break;  // MPI's main thread
         }
@@ -102,8 +167,10 @@ std::variant<ReplayInput, std::string> buildReplayInput(StoreReader& store, mode
     // (receiver, its call, sender, its call), grouped by receiving call.
     std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>> edges;
     bool anyMessage = false;
+    std::vector<std::size_t> recvHint(processes.size(), 0);
     for (std::size_t p = 0; p < processes.size(); ++p) {
         for (TrackId t : processes[p].tracks) {
+            std::size_t sendHint = 0;
             for (const StoreReader::TileRef& ref : store.exactTiles(t, TileKind::Flows)) {
                 const DecodedTile decoded = store.readTile(ref, TileKind::Flows);
                 for (const model::Flow& f : std::get<FlowTile>(decoded).flows) {
@@ -115,15 +182,16 @@ std::variant<ReplayInput, std::string> buildReplayInput(StoreReader& store, mode
                         continue;
                     const auto& sc = calls[p];
                     const auto& rc = calls[static_cast<std::size_t>(q)];
-                    auto send = std::upper_bound(sc.begin(), sc.end(), f.fromNs,
-                        [](TimeNs t0, const Call& c) { return t0 < c.startNs; });
-                    auto recv = std::lower_bound(rc.begin(), rc.end(), f.toNs,
-                        [](const Call& c, TimeNs t1) { return c.endNs < t1; });
-                    if (send == sc.begin() || recv == rc.end())
+                    // The sender's last call starting at or before the send, the
+                    // receiver's first call ending at or after the arrival.
+                    sendHint = partitionFrom(
+                        sc, sendHint, [&](const Call& c) { return c.startNs <= f.fromNs; });
+                    std::size_t& recv = recvHint[static_cast<std::size_t>(q)];
+                    recv = partitionFrom(rc, recv, [&](const Call& c) { return c.endNs < f.toNs; });
+                    if (sendHint == 0 || recv == rc.size())
                         continue;
-                    edges.emplace_back(q, static_cast<std::uint32_t>(recv - rc.begin()),
-                        static_cast<std::uint32_t>(p),
-                        static_cast<std::uint32_t>(send - sc.begin() - 1));
+                    edges.emplace_back(q, static_cast<std::uint32_t>(recv),
+                        static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(sendHint - 1));
                 }
             }
         }
@@ -131,13 +199,21 @@ std::variant<ReplayInput, std::string> buildReplayInput(StoreReader& store, mode
     if (!anyMessage && anyPointToPoint)
         return std::string("the trace has MPI send/receive calls but no message records "
                            "(Paraver type-3 / OTF2 messages) to match them");
-    std::sort(edges.begin(), edges.end());
+    // Group by receiving call without sorting: count, prefix sums, place.
+    for (const auto& [q, qc, p, pc] : edges)
+        ++input.processes[q].calls[qc].messageCount;
+    std::uint32_t next = 0;
+    for (ReplayProcess& rp : input.processes) {
+        for (ReplayCall& call : rp.calls) {
+            call.firstMessage = next;
+            next += call.messageCount;
+            call.messageCount = 0;
+        }
+    }
+    input.messages.resize(edges.size());
     for (const auto& [q, qc, p, pc] : edges) {
         ReplayCall& call = input.processes[q].calls[qc];
-        if (call.messageCount == 0)
-            call.firstMessage = static_cast<std::uint32_t>(input.messages.size());
-        ++call.messageCount;
-        input.messages.push_back({ p, pc });
+        input.messages[call.firstMessage + call.messageCount++] = { p, pc };
     }
     return input;
 }
