@@ -11,8 +11,7 @@
 // With kDevicePriority, B_g is the useful role time and C_g the comm + transfer role time.
 //
 // Serialization and transfer efficiency (POP's split of CommE) need a replay of the run
-// on an ideal network (Dimemas); a trace alone does not give them, so they are reported
-// as not available.
+// on an ideal network: storage/analysis/ideal_replay.h computes it and fills them in.
 
 #include "model/role_time.h"
 
@@ -35,7 +34,7 @@ struct PopMetrics
     double parallelEfficiency = 0;
     double loadBalance = 0;
     double communicationEfficiency = 0;
-    std::optional<double> serializationEfficiency;  ///< not available from a trace alone
+    std::optional<double> serializationEfficiency;  ///< from the ideal replay, when asked
     std::optional<double> transferEfficiency;
     TimeNs meanUsefulNs = 0, maxUsefulNs = 0;
     /// Bound on |metric - metric from exact events| from the role times' error bounds.
