@@ -186,6 +186,13 @@ std::string metricsJson(
             + "\":" + model::jsonString(missing[i].second);
     out += "}";
     out += ",\"error_bound\":" + num(r.gpu ? r.gpu->errorBound : r.pop.errorBound);
+    if (const auto& h = r.hybrid) {
+        out += ",\"hybrid\":{\"parallel_efficiency\":" + num(h->parallelEfficiency)
+            + ",\"mpi_parallel_efficiency\":" + num(h->mpiParallelEfficiency)
+            + ",\"mpi_load_balance\":" + num(h->mpiLoadBalance)
+            + ",\"mpi_communication_efficiency\":" + num(h->mpiCommunicationEfficiency)
+            + ",\"thread_parallel_efficiency\":" + num(h->threadParallelEfficiency) + "}";
+    }
     if (r.hostPop) {
         out += ",\"host\":{\"level\":\"process\",\"parallel_efficiency\":"
             + num(r.hostPop->parallelEfficiency)
@@ -262,6 +269,13 @@ std::string metricsTable(
     } else {
         out += format("      Serialization / Transfer  not available: %s\n",
             (r.gpu ? std::string(kNotAvailable) : replayReason(r)).c_str());
+    }
+    if (const auto& h = r.hybrid) {
+        out += format("  Hybrid: PE %s = MPI PE %s (LB %s x CommE %s, main threads outside MPI) "
+                      "x thread PE %s\n",
+            num(h->parallelEfficiency).c_str(), num(h->mpiParallelEfficiency).c_str(),
+            num(h->mpiLoadBalance).c_str(), num(h->mpiCommunicationEfficiency).c_str(),
+            num(h->threadParallelEfficiency).c_str());
     }
     if (const auto ipc = ipcAndFrequency(r)) {
         out += format("  Average useful IPC           %s\n", num(ipc->first).c_str());

@@ -53,6 +53,26 @@ struct GpuMetrics
     double errorBound = 0;
 };
 
+/// POP's hybrid MPI + threads split at the thread level (pypop's MPI_OpenMP metrics, the
+/// multiplicative form): with N_i the time process i's main thread spends outside MPI,
+///     MPI LB = mean(N_i) / max(N_i),  MPI CommE = max(N_i) / T,
+///     MPI PE = LB x CommE = mean(N_i) / T,
+///     hybrid PE = mean over all threads of U / T (the thread level's PE),
+///     thread PE = hybrid PE / MPI PE   (what the threads lose inside the processes' time
+///                                       outside MPI: fork/join, serial parts, imbalance).
+struct HybridMetrics
+{
+    double parallelEfficiency = 0;  ///< hybrid
+    double mpiParallelEfficiency = 0;
+    double mpiLoadBalance = 0;
+    double mpiCommunicationEfficiency = 0;
+    double threadParallelEfficiency = 0;
+};
+
+/// `outsideMpiNs`: N_i per process; `threadPop`: the thread level's POP metrics.
+HybridMetrics hybridMetrics(
+    const std::vector<TimeNs>& outsideMpiNs, const PopMetrics& threadPop, TimeNs runtimeNs);
+
 /// POP metrics of the workers' useful time (all zero when there are no workers or T = 0).
 PopMetrics popMetrics(const std::vector<WorkerTimes>& workers, TimeNs runtimeNs);
 /// GPU-level metrics; each worker is a GPU counted with kDevicePriority.

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 
 namespace strata::storage {
 
 using model::TimeNs;
+using model::TrackId;
 using model::WorkerLevel;
 
 namespace {
@@ -129,6 +131,24 @@ void splitCommunication(StoreReader& store, model::TimeRange run, EfficiencyRepo
     report.pop.transferEfficiency = ideal / static_cast<double>(report.window.durationNs());
 }
 
+/// The hybrid split, when some process has several thread workers.
+void addHybrid(StoreReader& store, EfficiencyReport& report)
+{
+    std::map<TrackId, int> threadsPerProcess;
+    const model::ResourceTree& tree = store.resources();
+    for (const model::Worker& w : model::workersAt(tree, WorkerLevel::Thread,
+             [&](TrackId t) { return store.summary(t).intervals > 0; })) {
+        const TrackId parent = tree.track(w.resource).parent;
+        if (parent != model::kNoTrack && tree.track(parent).kind == model::ResourceKind::Process)
+            ++threadsPerProcess[parent];
+    }
+    if (std::none_of(threadsPerProcess.begin(), threadsPerProcess.end(),
+            [](const auto& p) { return p.second > 1; }))
+        return;
+    report.hybrid = model::hybridMetrics(
+        outsideMpiNs(store, report.window), report.pop, report.window.durationNs());
+}
+
 }  // namespace
 
 EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& request)
@@ -158,6 +178,8 @@ EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& 
     report.pop = model::popMetrics(report.workers, T);
     if (request.counters)
         report.counters = computeUsefulCounters(store, report.window);
+    if (request.idealReplay && report.level == WorkerLevel::Thread)
+        addHybrid(store, report);
     if (!device) {
         if (request.idealReplay)
             splitCommunication(store, run, report);

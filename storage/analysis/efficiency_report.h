@@ -37,9 +37,9 @@ struct EfficiencyRequest
     const model::RoleRules* rules = nullptr;
     int maxSlots = 4096;
     bool allWorkers = false;  ///< keep the near-empty workers too
-    /// Host levels: split CommE into serialization x transfer by the ideal-network replay
-    /// (ideal_replay.h); whole run only. It reads every MPI call, so the GUI asks for it
-    /// once, not per window.
+    /// Host levels, the analyses that read every MPI call (so the GUI asks for them once,
+    /// not per window): CommE split into serialization x transfer by the ideal-network
+    /// replay (ideal_replay.h; whole run only) and, at the thread level, the hybrid split.
     bool idealReplay = false;
     /// Sum the hardware counters of useful bursts (useful_counters.h): exact events.
     bool counters = false;
@@ -75,6 +75,8 @@ struct EfficiencyReport
     std::optional<model::TimeNs> idealRuntimeNs;
     std::string replayUnavailable;
     std::optional<UsefulCounters> counters;  ///< with `counters`
+    /// Thread level, when a process has several threads: POP's hybrid MPI x thread split.
+    std::optional<model::HybridMetrics> hybrid;
 };
 
 EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& request);

@@ -117,6 +117,26 @@ std::size_t partitionFrom(const std::vector<Call>& calls, std::size_t hint, Pred
 
 }  // namespace
 
+std::vector<TimeNs> outsideMpiNs(StoreReader& store, model::TimeRange window)
+{
+    const auto processes = model::workersAt(store.resources(), model::WorkerLevel::Process,
+        [&](TrackId t) { return store.summary(t).intervals > 0; });
+    CallNames names(store.strings());
+    std::vector<TimeNs> out;
+    for (const model::Worker& w : processes) {
+        TimeNs inside = 0;
+        for (TrackId t : w.tracks) {
+            const std::vector<Call> calls = mpiCalls(store, names, t, window);
+            for (const Call& c : calls)
+                inside += c.endNs - std::max(c.startNs, window.startNs);
+            if (!calls.empty())
+                break;  // MPI's main thread
+        }
+        out.push_back(window.durationNs() - inside);
+    }
+    return out;
+}
+
 std::variant<ReplayInput, std::string> buildReplayInput(StoreReader& store, model::TimeRange run)
 {
     // The store's categories say at once whether any MPI call is there to read.

@@ -33,4 +33,9 @@ inline constexpr const char* kCollectiveCalls[] = { "mpi_barrier", "mpi_bcast", 
 /// there is none: no MPI calls, or point-to-point calls but no message records.
 std::variant<ReplayInput, std::string> buildReplayInput(StoreReader& store, model::TimeRange run);
 
+/// Per process-level worker (in tree order), the time in `window` its main thread (the
+/// first that makes MPI calls) spends outside them: POP's hybrid "non-MPI time". A process
+/// without MPI calls is outside MPI the whole window.
+std::vector<model::TimeNs> outsideMpiNs(StoreReader& store, model::TimeRange window);
+
 }  // namespace strata::storage

@@ -1,6 +1,7 @@
-// POP's serialization and transfer efficiencies from the ideal-network replay, and useful
-// IPC / frequency from Extrae's counters (issue 19), on hand-made Paraver traces whose
-// answers are worked out below, and the replay's rules on hand-built inputs.
+// POP's serialization and transfer efficiencies from the ideal-network replay, the hybrid
+// MPI x threads split, and useful IPC / frequency from Extrae's counters (issue 19), on
+// hand-made Paraver traces whose answers are worked out below, and the replay's rules on
+// hand-built inputs.
 
 #include "storage/analysis/efficiency_report.h"
 #include "storage/analysis/ideal_replay.h"
@@ -180,4 +181,54 @@ TEST_CASE("ideal replay: a receive whose send comes after it on a peer that wait
     REQUIRE(r.error);
     CHECK(r.error->find("p0") != std::string::npos);
     CHECK(r.idealRuntimeNs == 0);
+}
+
+TEST_CASE("hybrid MPI + threads at the thread level: MPI PE from the main threads' time "
+          "outside MPI, times the threads' PE",
+    "[replay][hybrid][paraver]") {
+    // Two processes of two threads, T = 1000. Main threads: 600 and 900 ns outside MPI (a
+    // barrier to the end). Useful per thread: 600, 300, 900, 900.
+    //   MPI LB = 750 / 900, MPI CommE = 0.9, MPI PE = 0.75; hybrid PE = 2700 / 4000;
+    //   thread PE = 0.675 / 0.75 = 0.9.
+    test::TempDir dir;
+    storage::StoreReader store(ingest(fixture("hybrid.prv"), dir / "h.strata"));
+    storage::EfficiencyRequest request;
+    request.level = model::WorkerLevel::Thread;
+    request.idealReplay = true;
+    const storage::EfficiencyReport r = storage::computeEfficiency(store, request);
+    REQUIRE(r.hybrid);
+    CHECK(r.hybrid->parallelEfficiency == Approx(0.675));
+    CHECK(r.hybrid->mpiLoadBalance == Approx(750.0 / 900.0));
+    CHECK(r.hybrid->mpiCommunicationEfficiency == Approx(0.9));
+    CHECK(r.hybrid->mpiParallelEfficiency == Approx(0.75));
+    CHECK(r.hybrid->threadParallelEfficiency == Approx(0.9));
+    CHECK(r.hybrid->mpiParallelEfficiency * r.hybrid->threadParallelEfficiency
+        == Approx(r.hybrid->parallelEfficiency));
+    // Outside MPI in a window: 200-700 holds 100 ns of process 1's barrier.
+    CHECK(storage::outsideMpiNs(store, { 200, 700 }) == std::vector<model::TimeNs> { 400, 500 });
+
+    // One thread per process, or the process level: no hybrid split.
+    request.level = model::WorkerLevel::Process;
+    CHECK_FALSE(storage::computeEfficiency(store, request).hybrid);
+    storage::StoreReader pp(ingest(fixture("pingpong.prv"), dir / "pp.strata"));
+    request.level = model::WorkerLevel::Thread;
+    CHECK_FALSE(storage::computeEfficiency(pp, request).hybrid);
+}
+
+TEST_CASE("ImageMagick's OpenMP run (1 process x 4 threads, no MPI): MPI PE 1, the thread PE "
+          "is the hybrid PE",
+    "[replay][hybrid][paraver][real]") {
+    const auto prv = test::realTrace("public/paraver-pypop/imagemagick_example_traces/omp4.prv.gz");
+    if (prv.empty())
+        return;  // the shared real-trace folder is not here
+    test::TempDir dir;
+    storage::StoreReader store(ingest(prv, dir / "omp4.strata"));
+    storage::EfficiencyRequest request;
+    request.level = model::WorkerLevel::Thread;
+    request.idealReplay = true;
+    const storage::EfficiencyReport r = storage::computeEfficiency(store, request);
+    REQUIRE(r.hybrid);
+    CHECK(r.hybrid->mpiParallelEfficiency == 1.0);
+    CHECK(r.hybrid->threadParallelEfficiency == r.pop.parallelEfficiency);
+    CHECK(r.replayUnavailable.find("no MPI calls") != std::string::npos);
 }
