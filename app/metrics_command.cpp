@@ -73,20 +73,17 @@ int metricsCommand(const Args& args)
 
     if (p.positional().size() > 1) {
         request.counters = true;  // also the useful time per thread the table needs
-        std::vector<ScalingRun> runs;
+        std::vector<storage::ScalingRun> runs;
         for (const std::string& path : p.positional()) {
             storage::StoreReader run(path);
-            runs.push_back(scalingRun(path, storage::computeEfficiency(run, request)));
+            runs.push_back(storage::scalingRun(path, storage::computeEfficiency(run, request)));
         }
-        std::vector<model::RunFactors> factors;
-        for (const ScalingRun& r : runs)
-            factors.push_back(r.factors);
         std::optional<model::Scaling> force;
         if (p.flag("--strong"))
             force = model::Scaling::Strong;
         if (p.flag("--weak"))
             force = model::Scaling::Weak;
-        const model::ScalingTable table = model::scalingTable(factors, force);
+        const model::ScalingTable table = storage::scalingTableOf(runs, force);
         std::fputs((json ? scalingJson(table, runs) : scalingText(table, runs)).c_str(), stdout);
         return kExitOk;
     }

@@ -3,10 +3,9 @@
 #include "model/json_text.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <functional>
-#include <map>
 #include <optional>
 
 namespace strata::app {
@@ -32,117 +31,10 @@ const char* scalingName(model::Scaling s)
     return s == model::Scaling::Weak ? "weak" : "strong";
 }
 
-/// The rows of the table: label and value of a column (nullopt: not available).
-struct Row
-{
-    const char* label;
-    std::function<std::optional<double>(const ScalingColumn&)> value;
-};
-
-const std::vector<Row>& rows()
-{
-    static const std::vector<Row> kRows = {
-        { "Global efficiency",
-            [](const ScalingColumn& c) {
-                return c.globalEfficiency;
-            } },
-        { "  Parallel efficiency",
-            [](const ScalingColumn& c) {
-                return c.run.parallelEfficiency;
-            } },
-        { "    Load balance",
-            [](const ScalingColumn& c) {
-                return c.run.loadBalance;
-            } },
-        { "    Communication efficiency",
-            [](const ScalingColumn& c) {
-                return c.run.communicationEfficiency;
-            } },
-        { "      Serialization efficiency",
-            [](const ScalingColumn& c) {
-                return c.run.serializationEfficiency;
-            } },
-        { "      Transfer efficiency",
-            [](const ScalingColumn& c) {
-                return c.run.transferEfficiency;
-            } },
-        { "  Computation scalability",
-            [](const ScalingColumn& c) {
-                return c.computationScalability;
-            } },
-        { "    Instruction scalability",
-            [](const ScalingColumn& c) {
-                return c.instructionScalability;
-            } },
-        { "    IPC scalability",
-            [](const ScalingColumn& c) {
-                return c.ipcScalability;
-            } },
-        { "    Frequency scalability",
-            [](const ScalingColumn& c) {
-                return c.frequencyScalability;
-            } },
-        { "Speedup",
-            [](const ScalingColumn& c) {
-                return c.speedup;
-            } },
-        { "Average useful IPC",
-            [](const ScalingColumn& c) {
-                return c.averageIpc;
-            } },
-        { "Average useful frequency (GHz)",
-            [](const ScalingColumn& c) {
-                return c.averageFrequencyGhz;
-            } },
-    };
-    return kRows;
-}
-
-std::map<std::string, std::vector<std::string>> notesByStore(const std::vector<ScalingRun>& runs)
-{
-    std::map<std::string, std::vector<std::string>> out;
-    for (const ScalingRun& r : runs)
-        out[r.factors.store] = r.notes;
-    return out;
-}
-
 }  // namespace
 
-ScalingRun scalingRun(const std::string& store, const storage::EfficiencyReport& report)
-{
-    ScalingRun run;
-    model::RunFactors& f = run.factors;
-    f.store = store;
-    f.runtimeNs = report.window.durationNs();
-    f.parallelEfficiency = report.pop.parallelEfficiency;
-    f.loadBalance = report.pop.loadBalance;
-    f.communicationEfficiency = report.pop.communicationEfficiency;
-    f.serializationEfficiency = report.pop.serializationEfficiency;
-    f.transferEfficiency = report.pop.transferEfficiency;
-    if (!report.replayUnavailable.empty())
-        run.notes.push_back("serialization/transfer not available: " + report.replayUnavailable);
-    std::map<std::string, int> threadsPerProcess;
-    if (report.counters) {
-        for (const storage::ThreadCounters& t : report.counters->threads)
-            ++threadsPerProcess[t.process];
-        f.usefulNs = report.counters->usefulNs();
-        if (report.counters->complete()) {
-            f.instructions = report.counters->instructions();
-            f.cycles = report.counters->cycles();
-        } else {
-            run.notes.push_back("no hardware counters (PAPI_TOT_INS and PAPI_TOT_CYC on every "
-                                "thread with useful time): no IPC or frequency");
-        }
-    }
-    f.processes = report.level == model::WorkerLevel::Process
-        ? static_cast<int>(report.workers.size())
-        : static_cast<int>(std::max<std::size_t>(1, threadsPerProcess.size()));
-    for (const auto& [process, n] : threadsPerProcess)
-        f.threads = std::max(f.threads, n);
-    return run;
-}
-
-std::string scalingText(const model::ScalingTable& table, const std::vector<ScalingRun>& runs)
+std::string scalingText(
+    const model::ScalingTable& table, const std::vector<storage::ScalingRun>& runs)
 {
     std::string out = format("scaling: %s (detected %s from useful %s; --strong / --weak force "
                              "it)\n\n",
@@ -157,11 +49,14 @@ std::string scalingText(const model::ScalingTable& table, const std::vector<Scal
         out += format("%*s", kColumn, name.c_str());
     }
     out += "\n";
-    for (const Row& row : rows()) {
-        out += format("%-*s", kLabel, row.label);
+    for (const model::ScalingRow& row : model::scalingRows()) {
+        out += format("%-*s", kLabel, (std::string(2 * row.indent, ' ') + row.label).c_str());
         for (const ScalingColumn& c : table.columns) {
             const auto v = row.value(c);
-            out += v ? format("%*.4f", kColumn, *v) : format("%*s", kColumn, "-");
+            // A space always separates columns; huge ratios (runs of unrelated codes)
+            // switch to 4 significant digits.
+            out += !v ? format(" %*s", kColumn - 1, "-")
+                      : format(std::abs(*v) < 1e6 ? " %*.4f" : " %*.4g", kColumn - 1, *v);
         }
         out += "\n";
     }
@@ -172,20 +67,22 @@ std::string scalingText(const model::ScalingTable& table, const std::vector<Scal
     for (const ScalingColumn& c : table.columns)
         out += format("%*s", kColumn, format("%d x %d", c.run.processes, c.run.threads).c_str());
     out += "\n";
-    const auto notes = notesByStore(runs);
+    bool anyNote = false;
     for (const ScalingColumn& c : table.columns) {
-        for (const std::string& note : notes.at(c.run.store))
+        for (const std::string& note : storage::notesOf(runs, c.run.store)) {
             out += "\n" + c.run.store + ": " + note;
+            anyNote = true;
+        }
     }
-    if (!notes.empty())
+    if (anyNote)
         out += "\n";
     return out;
 }
 
-std::string scalingJson(const model::ScalingTable& table, const std::vector<ScalingRun>& runs)
+std::string scalingJson(
+    const model::ScalingTable& table, const std::vector<storage::ScalingRun>& runs)
 {
     std::string out = "{\"runs\":[";
-    const auto notes = notesByStore(runs);
     for (std::size_t i = 0; i < table.columns.size(); ++i) {
         const ScalingColumn& c = table.columns[i];
         const model::RunFactors& r = c.run;
@@ -204,7 +101,7 @@ std::string scalingJson(const model::ScalingTable& table, const std::vector<Scal
             + jsonNumber(c.frequencyScalability) + ",\"speedup\":" + jsonNumber(c.speedup)
             + ",\"average_ipc\":" + jsonNumber(c.averageIpc)
             + ",\"average_frequency_ghz\":" + jsonNumber(c.averageFrequencyGhz) + ",\"notes\":[";
-        const auto& n = notes.at(r.store);
+        const auto n = storage::notesOf(runs, r.store);
         for (std::size_t k = 0; k < n.size(); ++k)
             out += (k ? "," : "") + model::jsonString(n[k]);
         out += "]}";

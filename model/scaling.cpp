@@ -35,6 +35,67 @@ Scaling guess(const std::vector<RunFactors>& runs, bool byInstructions)
 
 }  // namespace
 
+const std::vector<ScalingRow>& scalingRows()
+{
+    using C = const ScalingColumn&;
+    using V = std::optional<double>;
+    static const std::vector<ScalingRow> kRows = {
+        { "Global efficiency", 0, true,
+            [](C c) -> V {
+                return c.globalEfficiency;
+            } },
+        { "Parallel efficiency", 1, true,
+            [](C c) -> V {
+                return c.run.parallelEfficiency;
+            } },
+        { "Load balance", 2, true,
+            [](C c) -> V {
+                return c.run.loadBalance;
+            } },
+        { "Communication efficiency", 2, true,
+            [](C c) -> V {
+                return c.run.communicationEfficiency;
+            } },
+        { "Serialization efficiency", 3, true,
+            [](C c) -> V {
+                return c.run.serializationEfficiency;
+            } },
+        { "Transfer efficiency", 3, true,
+            [](C c) -> V {
+                return c.run.transferEfficiency;
+            } },
+        { "Computation scalability", 1, true,
+            [](C c) -> V {
+                return c.computationScalability;
+            } },
+        { "Instruction scalability", 2, true,
+            [](C c) -> V {
+                return c.instructionScalability;
+            } },
+        { "IPC scalability", 2, true,
+            [](C c) -> V {
+                return c.ipcScalability;
+            } },
+        { "Frequency scalability", 2, true,
+            [](C c) -> V {
+                return c.frequencyScalability;
+            } },
+        { "Speedup", 0, false,
+            [](C c) -> V {
+                return c.speedup;
+            } },
+        { "Average useful IPC", 0, false,
+            [](C c) -> V {
+                return c.averageIpc;
+            } },
+        { "Average useful frequency (GHz)", 0, false,
+            [](C c) -> V {
+                return c.averageFrequencyGhz;
+            } },
+    };
+    return kRows;
+}
+
 ScalingTable scalingTable(std::vector<RunFactors> runs, std::optional<Scaling> force)
 {
     std::stable_sort(runs.begin(), runs.end(), [](const RunFactors& a, const RunFactors& b) {

@@ -60,6 +60,19 @@ struct ScalingTable
     bool detectedFromInstructions = false;  ///< else from useful time
 };
 
+/// One row of the table as text, JSON and the GUI show it, in modelfactors' order.
+struct ScalingRow
+{
+    const char* label;  ///< "Global efficiency", ...
+    int indent;  ///< depth in the multiplicative tree (GE = PE x CompS, ...)
+    bool efficiency;  ///< a 0..1 efficiency or scalability: coloured on POP's scale
+    std::optional<double> (*value)(const ScalingColumn&);
+};
+/// GE, PE, LB, CommE, SerE, TE, CompS, instruction / IPC / frequency scalability,
+/// speedup, average useful IPC and frequency (runtime and processes x threads are not
+/// numbers of the same kind: formatters add them).
+const std::vector<ScalingRow>& scalingRows();
+
 /// The table of `runs` (any order); `force` overrides the guess.
 ScalingTable scalingTable(std::vector<RunFactors> runs, std::optional<Scaling> force = {});
 
