@@ -38,8 +38,8 @@ void printProgress(const bench::Metric& m)
 
 int benchCommand(const Args& args)
 {
-    ArgParser p(
-        args, { "--events", "--queries", "--store" }, { "--quick", "--json", "--no-ingest", "--flame", "--replay" });
+    ArgParser p(args, { "--events", "--queries", "--store" },
+        { "--quick", "--json", "--no-ingest", "--flame", "--replay" });
     bench::BenchOptions options;
     options.quick = p.flag("--quick");
     if (p.value("--events"))
@@ -51,15 +51,16 @@ int benchCommand(const Args& args)
         options.store = *store;
     }
     const bool json = p.flag("--json");
-    const auto metrics = p.flag("--replay")
-        ? bench::runReplayBench(
-            options.eventCounts.empty() ? 10'000'000 : options.eventCounts.front(),
-            json ? printJsonLine : printProgress)
-        : p.flag("--flame")
-        ? bench::runFlameBench({options.eventCounts.empty() ? 10'000'000 : options.eventCounts.front(),
-                                p.value("--queries") ? options.queries : 40},
-                               json ? printJsonLine : printProgress)
-        : bench::runStoreBench(options, json ? printJsonLine : printProgress);
+    const long long events =
+        options.eventCounts.empty() ? 10'000'000 : options.eventCounts.front();
+    const auto report = json ? printJsonLine : printProgress;
+    std::vector<bench::Metric> metrics;
+    if (p.flag("--replay"))
+        metrics = bench::runReplayBench(events, report);
+    else if (p.flag("--flame"))
+        metrics = bench::runFlameBench({ events, p.value("--queries") ? options.queries : 40 }, report);
+    else
+        metrics = bench::runStoreBench(options, report);
     if (json)
         return kExitOk;
     // The readable table: one row per metric, one column per case.

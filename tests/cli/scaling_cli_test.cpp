@@ -37,8 +37,8 @@ TEST_CASE("metrics of several runs: the scaling table, its JSON keys in order, a
     const std::vector<std::string> keys = { "store", "processes", "threads", "runtime_ns",
         "parallel_efficiency", "load_balance", "communication_efficiency",
         "serialization_efficiency", "transfer_efficiency", "computation_scalability",
-        "global_efficiency", "instruction_scalability", "ipc_scalability",
-        "frequency_scalability", "speedup", "average_ipc", "average_frequency_ghz" };
+        "global_efficiency", "instruction_scalability", "ipc_scalability", "frequency_scalability",
+        "speedup", "average_ipc", "average_frequency_ghz" };
     const auto firstRun = json.out.substr(0, json.out.find('}'));
     std::size_t at = 0;
     for (const std::string& key : keys) {
@@ -69,4 +69,22 @@ TEST_CASE("metrics of several runs: the scaling table, its JSON keys in order, a
     const auto both = test::runStrata({ "metrics", pingpong, chain, "--weak", "--strong" });
     CHECK(both.exitCode != 0);
     CHECK(both.err.find("--strong and --weak") != std::string::npos);
+}
+
+TEST_CASE("render RUN1 RUN2 --view metrics draws the scaling table; other views take one store",
+    "[cli][render][scaling]") {
+    test::TempDir dir;
+    const std::string chain = ingestFixture(dir, "serial_chain");
+    const std::string pingpong = ingestFixture(dir, "pingpong");
+    const std::string png = (dir / "scaling.png").string();
+    const auto r = test::runStrata(
+        { "render", pingpong, chain, "--view", "metrics", "-o", png, "--size", "800x500" });
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.out.find("2 runs") != std::string::npos);
+    CHECK(std::filesystem::file_size(png) > 1000);
+
+    const auto timeline = test::runStrata({ "render", pingpong, chain, "-o", png });
+    CHECK(timeline.exitCode != 0);
+    CHECK(timeline.err.find("several with --view metrics") != std::string::npos);
 }

@@ -26,12 +26,11 @@ RunFactors run(int processes, int threads, TimeNs runtimeNs, double pe, TimeNs u
 
 }  // namespace
 
-TEST_CASE("scaling table: strong scaling, reference = fewest processes then threads",
-    "[scaling]") {
+TEST_CASE("scaling table: strong scaling, reference = fewest processes then threads", "[scaling]") {
     // Same work (1000 instructions) split over more processes: strong scaling.
-    const ScalingTable t = scalingTable({ run(4, 1, 300, 0.8, 1200, 1100, 1500),
-        run(2, 2, 500, 0.9, 1100, 1050, 1200), run(1, 1, 1000, 1.0, 1000, 1000, 1000),
-        run(2, 1, 520, 0.95, 1050, 1020, 1100) });
+    const ScalingTable t =
+        scalingTable({ run(4, 1, 300, 0.8, 1200, 1100, 1500), run(2, 2, 500, 0.9, 1100, 1050, 1200),
+            run(1, 1, 1000, 1.0, 1000, 1000, 1000), run(2, 1, 520, 0.95, 1050, 1020, 1100) });
     CHECK(t.detected == Scaling::Strong);
     CHECK(t.scaling == Scaling::Strong);
     CHECK(t.detectedFromInstructions);
@@ -75,8 +74,8 @@ TEST_CASE("scaling table: weak scaling detected from instruction growth, and for
 
 TEST_CASE("scaling table: a run without counters has no IPC, frequency or their scalability",
     "[scaling]") {
-    const ScalingTable t = scalingTable(
-        { run(1, 1, 1000, 1.0, 1000, 1000, 1000), run(2, 1, 600, 0.9, 1100, {}, {}) });
+    const ScalingTable t =
+        scalingTable({ run(1, 1, 1000, 1.0, 1000, 1000, 1000), run(2, 1, 600, 0.9, 1100, {}, {}) });
     CHECK_FALSE(t.detectedFromInstructions);  // guessed from useful time instead
     CHECK(t.detected == Scaling::Strong);
     CHECK(t.columns[0].averageIpc);

@@ -3,8 +3,9 @@
 // hand-made Paraver traces whose answers are worked out below, and the replay's rules on
 // hand-built inputs.
 
-#include "storage/analysis/efficiency_report.h"
 #include "storage/analysis/ideal_replay.h"
+
+#include "storage/analysis/efficiency_report.h"
 #include "storage/analysis/replay_input.h"
 #include "storage/import/paraver/paraver_importer.h"
 #include "storage/store/store_builder.h"
@@ -83,8 +84,8 @@ TEST_CASE("a ping-pong's waiting disappears on the ideal network: TE < 1, SerE =
     CHECK(window.replayUnavailable.find("whole run") != std::string::npos);
 }
 
-TEST_CASE("a serialization chain keeps its waiting on the ideal network: SerE < 1",
-    "[replay][paraver]") {
+TEST_CASE(
+    "a serialization chain keeps its waiting on the ideal network: SerE < 1", "[replay][paraver]") {
     // Rank 1 computes 100 ns and sends to rank 2, which then computes 100 ns and sends to
     // rank 3, which computes 100 ns; all meet in a barrier that ends at T = 303. Zero
     // latency changes nothing but the barrier's last ns: T_ideal = 300, max useful 100.
@@ -128,8 +129,8 @@ TEST_CASE("the replay's input from a store: calls, collectives and matched messa
     CHECK(std::get<std::string>(none).find("no MPI calls") != std::string::npos);
 }
 
-TEST_CASE("MPI calls without message records: the split is not available, and why",
-    "[replay][paraver]") {
+TEST_CASE(
+    "MPI calls without message records: the split is not available, and why", "[replay][paraver]") {
     test::TempDir dir;
     // The ping-pong without its two type-3 records.
     std::ifstream in(fixture("pingpong.prv"));
@@ -146,8 +147,7 @@ TEST_CASE("MPI calls without message records: the split is not available, and wh
     CHECK(r.replayUnavailable.find("no message records") != std::string::npos);
 }
 
-TEST_CASE("ideal replay: collectives end at the last arrival; gaps keep their length",
-    "[replay]") {
+TEST_CASE("ideal replay: collectives end at the last arrival; gaps keep their length", "[replay]") {
     ReplayInput in;
     // Process 0: 10 ns, barrier, 5 ns. Process 1: 30 ns, barrier, 1 ns, receive from
     // process 0's second call (after its barrier), 2 ns.

@@ -251,8 +251,8 @@ DirectCounters directCounters(const std::filesystem::path& prv)
     for (auto& [thread, list] : readings) {
         auto& states = running[thread];
         std::sort(states.begin(), states.end());
-        std::stable_sort(list.begin(), list.end(),
-            [](const Reading& a, const Reading& b) { return a.t < b.t; });
+        std::stable_sort(
+            list.begin(), list.end(), [](const Reading& a, const Reading& b) { return a.t < b.t; });
         TimeNs previous = -1;
         for (const Reading& r : list) {
             if (std::exchange(previous, r.t) == r.t)
