@@ -81,28 +81,33 @@ double usefulSum(StoreReader& store, model::TrackId counter, const std::vector<T
 
 }  // namespace
 
+namespace {
+
+/// The sum of one field over the threads.
+template<typename T>
+T total(const std::vector<ThreadCounters>& threads, T ThreadCounters::*field)
+{
+    T sum {};
+    for (const ThreadCounters& t : threads)
+        sum += t.*field;
+    return sum;
+}
+
+}  // namespace
+
 TimeNs UsefulCounters::usefulNs() const
 {
-    TimeNs sum = 0;
-    for (const ThreadCounters& t : threads)
-        sum += t.usefulNs;
-    return sum;
+    return total(threads, &ThreadCounters::usefulNs);
 }
 
 double UsefulCounters::instructions() const
 {
-    double sum = 0;
-    for (const ThreadCounters& t : threads)
-        sum += t.instructions;
-    return sum;
+    return total(threads, &ThreadCounters::instructions);
 }
 
 double UsefulCounters::cycles() const
 {
-    double sum = 0;
-    for (const ThreadCounters& t : threads)
-        sum += t.cycles;
-    return sum;
+    return total(threads, &ThreadCounters::cycles);
 }
 
 bool UsefulCounters::complete() const
