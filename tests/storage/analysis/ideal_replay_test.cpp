@@ -7,6 +7,7 @@
 
 #include "storage/analysis/efficiency_report.h"
 #include "storage/analysis/replay_input.h"
+#include "storage/import/otf2/otf2_importer.h"
 #include "storage/import/paraver/paraver_importer.h"
 #include "storage/store/store_builder.h"
 #include "storage/store/store_reader.h"
@@ -231,4 +232,27 @@ TEST_CASE("ImageMagick's OpenMP run (1 process x 4 threads, no MPI): MPI PE 1, t
     CHECK(r.hybrid->mpiParallelEfficiency == 1.0);
     CHECK(r.hybrid->threadParallelEfficiency == r.pop.parallelEfficiency);
     CHECK(r.replayUnavailable.find("no MPI calls") != std::string::npos);
+}
+
+TEST_CASE("OTF2 messages feed the replay: Score-P's MPI ping-pong", "[replay][otf2][real]") {
+    const auto archive = test::realTrace("public/otf2-pipit/ping-pong-otf2/traces.otf2");
+    if (archive.empty())
+        return;  // the shared real-trace folder is not here
+    test::TempDir dir;
+    {
+        storage::StoreBuilder builder(dir / "pp.strata");
+        storage::importOtf2(archive, builder);
+        builder.finish();
+    }
+    storage::StoreReader store(dir / "pp.strata");
+    const storage::EfficiencyReport r = fullReport(store);
+    auto built = storage::buildReplayInput(store, r.window);
+    REQUIRE(std::holds_alternative<ReplayInput>(built));
+    // 8 messages each way (README), each received by an MPI_Recv.
+    CHECK(std::get<ReplayInput>(built).messages.size() == 16);
+    INFO(r.replayUnavailable);
+    REQUIRE(r.pop.serializationEfficiency);
+    CHECK(*r.pop.serializationEfficiency <= 1.0);
+    CHECK(*r.pop.serializationEfficiency * *r.pop.transferEfficiency
+        == Approx(r.pop.communicationEfficiency).epsilon(0).margin(1e-12));
 }
