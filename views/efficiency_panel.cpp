@@ -236,8 +236,13 @@ void EfficiencyPanel::compute()
         request.rules = &rules;
         try {
             std::optional<EfficiencyReport> whole;
-            if (needWhole)
+            if (needWhole) {
+                // The MPI analyses (ideal replay, hybrid split) read every MPI call: once
+                // per level, for the whole run.
+                request.idealReplay = true;
                 whole = storage::computeEfficiency(store, request);
+                request.idealReplay = false;
+            }
             request.window = window;
             auto inWindow = std::make_shared<EfficiencyReport>(storage::computeEfficiency(store, request));
             return [this, whole = std::move(whole), inWindow] {
@@ -304,11 +309,29 @@ void EfficiencyPanel::showReports()
     m_metrics->insertRow(row);
     m_metrics->setVerticalHeaderItem(row, new QTableWidgetItem(tr("  Serialization / Transfer")));
     for (int c = 0; c < 2; ++c) {
-        auto* cell = readOnly(tr("n/a"));
+        // Issue 19: the ideal replay splits the whole run's CommE (docs/metrics.md).
+        const auto& report = c == 0 ? m_whole : m_window;
+        const bool split = c == 0 && report && report->pop.serializationEfficiency && !report->gpu;
+        auto* cell = readOnly(split ? QStringLiteral("%1 / %2")
+                                          .arg(*report->pop.serializationEfficiency, 0, 'f', 3)
+                                          .arg(*report->pop.transferEfficiency, 0, 'f', 3)
+                                    : tr("n/a"));
         cell->setTextAlignment(Qt::AlignCenter);
-        cell->setForeground(QColor(Qt::gray));
-        cell->setToolTip(tr("POP's split of communication efficiency needs a replay on an ideal network "
-                            "(Dimemas); a trace alone does not give it."));
+        if (split) {
+            cell->setBackground(efficiencyColor(
+                std::min(*report->pop.serializationEfficiency, *report->pop.transferEfficiency)));
+            cell->setForeground(QColor(Qt::black));
+            cell->setToolTip(
+                tr("SerE = max useful / T_ideal, TE = T_ideal / T, from a replay of the MPI "
+                   "calls on an ideal network"));
+        } else {
+            cell->setForeground(QColor(Qt::gray));
+            cell->setToolTip(c == 1 ? tr("The ideal-network replay covers the whole run only.")
+                    : report && !report->replayUnavailable.empty()
+                    ? QString::fromStdString(report->replayUnavailable)
+                    : tr("POP's split of communication efficiency needs an ideal-network replay "
+                         "of MPI calls and messages."));
+        }
         m_metrics->setItem(row, c, cell);
     }
     if (m_window) {

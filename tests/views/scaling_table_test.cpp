@@ -78,3 +78,16 @@ TEST_CASE(
     CHECK(painted.red() > painted.green() + 60);
     delete dialog;
 }
+
+TEST_CASE("the Efficiency panel shows the whole run's serialization / transfer split",
+    "[gui][efficiency][scaling]") {
+    test::TempDir dir;
+    storage::StoreReader store(ingestFixture(dir, "serial_chain"));
+    views::EfficiencyPanel panel(store);
+    panel.setLevel(model::WorkerLevel::Process);
+    panel.waitForReports();
+    QApplication::processEvents();
+    // SerE = 100 / 300, TE = 300 / 303 (tests/storage/analysis/ideal_replay_test.cpp).
+    CHECK(item(panel.metricsTable(), "Serialization / Transfer", 0)->text() == "0.333 / 0.990");
+    CHECK(item(panel.metricsTable(), "Serialization / Transfer", 1)->text() == "n/a");
+}
