@@ -15,8 +15,8 @@ using model::TimeNs;
 namespace {
 
 constexpr const char* kNotAvailable = "serialization/transfer split needs the ideal-network replay";
-constexpr const char* kNoCounters =
-    "no hardware counters (PAPI_TOT_INS and PAPI_TOT_CYC on every thread with useful time)";
+constexpr const char* kNoCounters = "no hardware counters (Extrae's PAPI_TOT_INS and PAPI_TOT_CYC "
+                                    "on every thread with useful time)";
 
 /// Why SerE/TE are missing from a host-level report.
 std::string replayReason(const storage::EfficiencyReport& r)

@@ -27,8 +27,8 @@ ScalingRun scalingRun(const std::string& name, const EfficiencyReport& report)
             f.instructions = report.counters->instructions();
             f.cycles = report.counters->cycles();
         } else {
-            run.notes.push_back("no hardware counters (PAPI_TOT_INS and PAPI_TOT_CYC on every "
-                                "thread with useful time): no IPC or frequency");
+            run.notes.push_back("no hardware counters (Extrae's PAPI_TOT_INS and PAPI_TOT_CYC on "
+                                "every thread with useful time): no IPC or frequency");
         }
     }
     f.processes = report.level == model::WorkerLevel::Process

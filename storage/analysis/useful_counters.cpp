@@ -121,8 +121,22 @@ bool UsefulCounters::complete() const
     return any;
 }
 
+namespace {
+
+/// Extrae's readings are increments; OTF2's PAPI metrics are mostly accumulated since
+/// the start (Score-P's ACCUMULATED_START), which the importer keeps as they are: summing
+/// those would be wrong, so only Paraver stores are read.
+bool readingsAreIncrements(const StoreReader& store)
+{
+    return store.meta("source_format") == "paraver";
+}
+
+}  // namespace
+
 bool hasUsefulCounters(const StoreReader& store)
 {
+    if (!readingsAreIncrements(store))
+        return false;
     const auto& tracks = store.resources().tracks();
     return std::any_of(tracks.begin(), tracks.end(), [](const model::TrackInfo& t) {
         return t.kind == model::ResourceKind::Counter
@@ -133,6 +147,7 @@ bool hasUsefulCounters(const StoreReader& store)
 UsefulCounters computeUsefulCounters(StoreReader& store, TimeRange window)
 {
     UsefulCounters out;
+    const bool increments = readingsAreIncrements(store);
     const model::ResourceTree& tree = store.resources();
     const auto threads = model::workersAt(tree, model::WorkerLevel::Thread,
         [&](model::TrackId t) { return store.summary(t).intervals > 0; });
@@ -152,7 +167,7 @@ UsefulCounters computeUsefulCounters(StoreReader& store, TimeRange window)
             c.usefulNs += r.durationNs();
         for (model::TrackId child : tree.children(w.resource)) {
             const model::TrackInfo& info = tree.track(child);
-            if (info.kind != model::ResourceKind::Counter)
+            if (info.kind != model::ResourceKind::Counter || !increments)
                 continue;
             if (info.name.starts_with(kInstructionsCounter)) {
                 c.hasInstructions = true;

@@ -14,6 +14,10 @@
 // over the Running state, summed per burst): on the EPOCH runs the sums equal its
 // modelfactors.csv to the instruction.
 //
+// Only Paraver stores' counters are read: OTF2 PAPI metrics are mostly accumulated since
+// the start and kept so by the importer (TODO(#19): difference them), `perf stat` logs
+// are not imported yet.
+//
 // Useful time is what the role-time reader counts exactly on one track: the time some
 // useful interval is open and no interval of another role is (kHostPriority within a
 // track). Each thread is one pass over its exact intervals and counter samples:
