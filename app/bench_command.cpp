@@ -5,6 +5,7 @@
 #include "storage/store/store_reader.h"
 
 #include "bench/flame_bench.h"
+#include "bench/replay_bench.h"
 #include "bench/store_bench.h"
 
 #include <algorithm>
@@ -38,8 +39,8 @@ void printProgress(const bench::Metric& m)
 
 int benchCommand(const Args& args)
 {
-    ArgParser p(
-        args, { "--events", "--queries", "--store" }, { "--quick", "--json", "--no-ingest", "--flame" });
+    ArgParser p(args, { "--events", "--queries", "--store" },
+        { "--quick", "--json", "--no-ingest", "--flame", "--replay" });
     bench::BenchOptions options;
     options.quick = p.flag("--quick");
     if (p.value("--events"))
@@ -60,11 +61,16 @@ int benchCommand(const Args& args)
         ingestTraces(request);
     };
     const bool json = p.flag("--json");
-    const auto metrics = p.flag("--flame")
-        ? bench::runFlameBench({options.eventCounts.empty() ? 10'000'000 : options.eventCounts.front(),
-                                p.value("--queries") ? options.queries : 40},
-                               json ? printJsonLine : printProgress)
-        : bench::runStoreBench(options, json ? printJsonLine : printProgress);
+    const long long events =
+        options.eventCounts.empty() ? 10'000'000 : options.eventCounts.front();
+    const auto report = json ? printJsonLine : printProgress;
+    std::vector<bench::Metric> metrics;
+    if (p.flag("--replay"))
+        metrics = bench::runReplayBench(events, report);
+    else if (p.flag("--flame"))
+        metrics = bench::runFlameBench({ events, p.value("--queries") ? options.queries : 40 }, report);
+    else
+        metrics = bench::runStoreBench(options, report);
     if (json)
         return kExitOk;
     // The readable table: one row per metric, one column per case.

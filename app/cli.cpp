@@ -19,12 +19,14 @@ constexpr const char* kUsage = R"(usage:
   strata info STORE [--json]
   strata metrics STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream] [--rules FILE] [--all-workers]
   strata metrics STORE --profile [--json] [--window T0:T1] [--level ...] [--top N]
+  strata metrics RUN1.strata RUN2.strata... [--json] [--level ...] [--strong|--weak]   # POP scaling table
   strata render STORE -o OUT.png|OUT.svg [--view timeline|flame|metrics|counters|window] [--window T0:T1] [--tracks REGEX]
                 [--size WxH] [--color-by name|category|role|kernel-metric=METRIC] [--counters REGEX] [--scale 1..4]
                 [--diff-window T0:T1 | --diff-store OTHER.strata]   # flame: differential against a baseline
+  strata render RUN1.strata RUN2.strata... --view metrics -o OUT.png|OUT.svg [--size WxH] [--scale 1..4]   # POP scaling table
   strata cut STORE -o OUT.strata|OUT.json|OUT.json.gz|OUT.prv [--window T0:T1] [--tracks REGEX] [--filter EXPR] [--rebase]
   strata synth -o OUT.json|OUT.json.gz|OUT.prv|OUT.strata --events N [--ranks R] [--seed S] [--shards N]
-  strata bench [--quick] [--json] [--events N] [--queries N] [--no-ingest] [--store STORE]
+  strata bench [--quick] [--json] [--events N] [--queries N] [--no-ingest] [--store STORE] [--flame|--replay]
   strata [FILE...]       # the GUI: a store, or traces as ingest takes them (the demo when no FILE)
 Times accept units: 12.5ms, 300us, 42ns, 2s (plain numbers are ns).
 )";

@@ -6,6 +6,7 @@
 #include "app/arg_parser.h"
 #include "app/commands.h"
 #include "app/metrics_format.h"
+#include "app/scaling_format.h"
 #include "model/role_rules.h"
 #include "storage/analysis/efficiency_report.h"
 #include "storage/analysis/name_profile.h"
@@ -38,10 +39,13 @@ model::RoleRules loadRules(const std::string& path)
 int metricsCommand(const Args& args)
 {
     ArgParser p(args, { "--window", "--level", "--rules", "--top", "--slots" },
-        { "--json", "--profile", "--all-workers" });
-    if (p.positional().size() != 1)
-        throw UsageError { "metrics needs exactly one STORE" };
-    storage::StoreReader store(p.positional()[0]);
+        { "--json", "--profile", "--all-workers", "--strong", "--weak" });
+    if (p.positional().empty())
+        throw UsageError { "metrics needs a STORE (or several runs to compare)" };
+    if (p.positional().size() > 1 && (p.flag("--profile") || p.value("--window")))
+        throw UsageError { "--profile and --window take one STORE" };
+    if (p.flag("--strong") && p.flag("--weak"))
+        throw UsageError { "--strong and --weak exclude each other" };
 
     storage::EfficiencyRequest request;
     if (auto w = p.value("--window")) {
@@ -65,6 +69,26 @@ int metricsCommand(const Args& args)
     request.allWorkers = p.flag("--all-workers");
     const bool json = p.flag("--json");
     const std::string rulesSource = p.valueOr("--rules", "");
+    request.idealReplay = true;
+
+    if (p.positional().size() > 1) {
+        request.counters = true;  // also the useful time per thread the table needs
+        std::vector<storage::ScalingRun> runs;
+        for (const std::string& path : p.positional()) {
+            storage::StoreReader run(path);
+            runs.push_back(storage::scalingRun(path, storage::computeEfficiency(run, request)));
+        }
+        std::optional<model::Scaling> force;
+        if (p.flag("--strong"))
+            force = model::Scaling::Strong;
+        if (p.flag("--weak"))
+            force = model::Scaling::Weak;
+        const model::ScalingTable table = storage::scalingTableOf(runs, force);
+        std::fputs((json ? scalingJson(table, runs) : scalingText(table, runs)).c_str(), stdout);
+        return kExitOk;
+    }
+    storage::StoreReader store(p.positional()[0]);
+    request.counters = storage::hasUsefulCounters(store);
 
     if (p.flag("--profile")) {
         const model::TimeRange window = request.window.empty() ? store.activitySpan() : request.window;

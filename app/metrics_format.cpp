@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 namespace strata::app {
 
@@ -13,8 +14,26 @@ using model::TimeNs;
 
 namespace {
 
-constexpr const char* kNotAvailable = "serialization/transfer split needs a replay on an ideal "
-                                      "network (Dimemas); not available from a trace";
+constexpr const char* kNotAvailable = "serialization/transfer split needs the ideal-network replay";
+constexpr const char* kNoCounters = "no hardware counters (Extrae's PAPI_TOT_INS and PAPI_TOT_CYC "
+                                    "on every thread with useful time)";
+
+/// Why SerE/TE are missing from a host-level report.
+std::string replayReason(const storage::EfficiencyReport& r)
+{
+    return r.replayUnavailable.empty() ? kNotAvailable : r.replayUnavailable;
+}
+
+/// Average useful IPC and frequency (GHz), when every thread with useful time has both
+/// counters.
+std::optional<std::pair<double, double>> ipcAndFrequency(const storage::EfficiencyReport& r)
+{
+    if (!r.counters || !r.counters->complete() || r.counters->cycles() <= 0
+        || r.counters->usefulNs() <= 0)
+        return std::nullopt;
+    return std::pair { r.counters->instructions() / r.counters->cycles(),
+        r.counters->cycles() / static_cast<double>(r.counters->usefulNs()) };
+}
 
 std::string format(const char* fmt, auto... args)
 {
@@ -142,10 +161,38 @@ std::string metricsJson(
     } else {
         out += ",\"communication_efficiency\":" + num(r.pop.communicationEfficiency);
     }
-    out += ",\"serialization_efficiency\":null,\"transfer_efficiency\":null";
-    out += ",\"not_available\":{\"serialization_efficiency\":" + model::jsonString(kNotAvailable)
-        + ",\"transfer_efficiency\":" + model::jsonString(kNotAvailable) + "}";
+    const auto& serE = r.pop.serializationEfficiency;
+    const auto& te = r.pop.transferEfficiency;
+    out += ",\"serialization_efficiency\":" + (serE && !r.gpu ? num(*serE) : "null");
+    out += ",\"transfer_efficiency\":" + (te && !r.gpu ? num(*te) : "null");
+    if (r.idealRuntimeNs && !r.gpu)
+        out += ",\"ideal_runtime_ns\":" + ns(*r.idealRuntimeNs);
+    const auto ipc = ipcAndFrequency(r);
+    out += ",\"average_ipc\":" + (ipc ? num(ipc->first) : "null");
+    out += ",\"average_frequency_ghz\":" + (ipc ? num(ipc->second) : "null");
+    std::vector<std::pair<const char*, std::string>> missing;
+    if (!serE || r.gpu) {
+        const std::string why = r.gpu ? kNotAvailable : replayReason(r);
+        missing.emplace_back("serialization_efficiency", why);
+        missing.emplace_back("transfer_efficiency", why);
+    }
+    if (!ipc) {
+        missing.emplace_back("average_ipc", kNoCounters);
+        missing.emplace_back("average_frequency_ghz", kNoCounters);
+    }
+    out += ",\"not_available\":{";
+    for (std::size_t i = 0; i < missing.size(); ++i)
+        out += (i ? ",\"" : "\"") + std::string(missing[i].first)
+            + "\":" + model::jsonString(missing[i].second);
+    out += "}";
     out += ",\"error_bound\":" + num(r.gpu ? r.gpu->errorBound : r.pop.errorBound);
+    if (const auto& h = r.hybrid) {
+        out += ",\"hybrid\":{\"parallel_efficiency\":" + num(h->parallelEfficiency)
+            + ",\"mpi_parallel_efficiency\":" + num(h->mpiParallelEfficiency)
+            + ",\"mpi_load_balance\":" + num(h->mpiLoadBalance)
+            + ",\"mpi_communication_efficiency\":" + num(h->mpiCommunicationEfficiency)
+            + ",\"thread_parallel_efficiency\":" + num(h->threadParallelEfficiency) + "}";
+    }
     if (r.hostPop) {
         out += ",\"host\":{\"level\":\"process\",\"parallel_efficiency\":"
             + num(r.hostPop->parallelEfficiency)
@@ -213,7 +260,29 @@ std::string metricsTable(
         out += format(
             "    Communication efficiency   %s\n", num(r.pop.communicationEfficiency).c_str());
     }
-    out += "      Serialization / Transfer  not available (needs an ideal-network replay)\n";
+    if (r.pop.serializationEfficiency && r.pop.transferEfficiency && !r.gpu) {
+        out += format("      Serialization efficiency %s   (max useful / T_ideal, T_ideal %s)\n",
+            num(*r.pop.serializationEfficiency).c_str(),
+            model::formatDuration(r.idealRuntimeNs.value_or(0)).c_str());
+        out += format("      Transfer efficiency      %s   (T_ideal / T)\n",
+            num(*r.pop.transferEfficiency).c_str());
+    } else {
+        out += format("      Serialization / Transfer  not available: %s\n",
+            (r.gpu ? std::string(kNotAvailable) : replayReason(r)).c_str());
+    }
+    if (const auto& h = r.hybrid) {
+        out += format("  Hybrid: PE %s = MPI PE %s (LB %s x CommE %s, main threads outside MPI) "
+                      "x thread PE %s\n",
+            num(h->parallelEfficiency).c_str(), num(h->mpiParallelEfficiency).c_str(),
+            num(h->mpiLoadBalance).c_str(), num(h->mpiCommunicationEfficiency).c_str(),
+            num(h->threadParallelEfficiency).c_str());
+    }
+    if (const auto ipc = ipcAndFrequency(r)) {
+        out += format("  Average useful IPC           %s\n", num(ipc->first).c_str());
+        out += format("  Average useful frequency     %s GHz\n", num(ipc->second).c_str());
+    } else if (!r.gpu) {
+        out += format("  Average useful IPC/frequency not available: %s\n", kNoCounters);
+    }
     if (!r.exact)
         out += format("  error bound (metrics)        +-%s\n",
             num(r.gpu ? r.gpu->errorBound : r.pop.errorBound).c_str());

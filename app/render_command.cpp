@@ -20,6 +20,7 @@
 #include "views/on_screen.h"
 #include "views/overview_strip.h"
 #include "views/picture_export.h"
+#include "views/scaling_table_widget.h"
 #include "views/timeline_widget.h"
 
 #include <QApplication>
@@ -100,6 +101,31 @@ model::TimeRange parseWindow(const std::string& option, const std::string& text)
     return *window;
 }
 
+/// `--view metrics` of several stores: the POP scaling table across the runs (issue 19).
+int renderScalingTable(const std::vector<std::string>& stores, const std::string& output,
+    QSize size, double scale, int argc, char** argv)
+{
+    checkOutputSparesInputs(output, { stores.begin(), stores.end() });
+    std::vector<storage::ScalingRun> runs;  // before Qt starts: a bad store fails at once
+    for (const std::string& path : stores) {
+        storage::StoreReader store(path);
+        runs.push_back(storage::computeScalingRun(store, path));
+    }
+    if (!std::getenv("QT_QPA_PLATFORM"))
+        setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    QApplication app(argc, argv);
+    views::ScalingTableWidget widget;
+    widget.setTable(storage::scalingTableOf(runs), runs);
+    widget.resize(size);
+    widget.setAttribute(Qt::WA_DontShowOnScreen);
+    widget.show();
+    QApplication::processEvents();
+    views::saveWidgetPicture(QString::fromStdString(output), widget, scale);
+    std::printf("rendered %s (%dx%d, view metrics, %zu runs)\n", output.c_str(), size.width(),
+        size.height(), stores.size());
+    return kExitOk;
+}
+
 } // namespace
 
 int renderCommand(const Args& args, int argc, char** argv)
@@ -108,9 +134,11 @@ int renderCommand(const Args& args, int argc, char** argv)
                        "--diff-window", "--diff-store"},
                 {});
     const auto output = p.value("-o") ? p.value("-o") : p.value("--output");
-    if (p.positional().size() != 1 || !output)
-        throw UsageError{"render needs one STORE and -o OUT.png|OUT.svg"};
     const std::string view = p.valueOr("--view", "timeline");
+    if (p.positional().empty() || (p.positional().size() > 1 && view != "metrics") || !output)
+        throw UsageError {
+            "render needs one STORE (several with --view metrics) and -o OUT.png|OUT.svg"
+        };
     const QSize size = parseSize(p.valueOr("--size", "1600x900"));
     const std::string colorByText = p.valueOr("--color-by", "name");
     const views::ColorBy colorBy = parseColorBy(colorByText);
@@ -137,6 +165,9 @@ int renderCommand(const Args& args, int argc, char** argv)
             throw UsageError{"--tracks: bad regex '" + *tracks + "': " + e.what()};
         }
     }
+
+    if (p.positional().size() > 1)
+        return renderScalingTable(p.positional(), *output, size, scale, argc, argv);
 
     // The picture is written over -o as is: never over the store it shows.
     std::vector<std::filesystem::path> inputs { p.positional()[0] };

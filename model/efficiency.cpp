@@ -84,6 +84,28 @@ GpuMetrics gpuMetrics(const std::vector<WorkerTimes>& gpus, TimeNs runtimeNs)
     return m;
 }
 
+HybridMetrics hybridMetrics(
+    const std::vector<TimeNs>& outsideMpiNs, const PopMetrics& threadPop, TimeNs runtimeNs)
+{
+    HybridMetrics h;
+    h.parallelEfficiency = threadPop.parallelEfficiency;
+    if (outsideMpiNs.empty() || runtimeNs <= 0)
+        return h;
+    double sum = 0;
+    TimeNs maxN = 0;
+    for (TimeNs n : outsideMpiNs) {
+        sum += static_cast<double>(n);
+        maxN = std::max(maxN, n);
+    }
+    const double mean = sum / static_cast<double>(outsideMpiNs.size());
+    const double T = static_cast<double>(runtimeNs);
+    h.mpiLoadBalance = ratio(mean, static_cast<double>(maxN));
+    h.mpiCommunicationEfficiency = static_cast<double>(maxN) / T;
+    h.mpiParallelEfficiency = mean / T;
+    h.threadParallelEfficiency = ratio(h.parallelEfficiency, h.mpiParallelEfficiency);
+    return h;
+}
+
 double deviceOffloadEfficiency(const std::vector<WorkerTimes>& processes, TimeNs runtimeNs)
 {
     if (processes.empty() || runtimeNs <= 0)

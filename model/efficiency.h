@@ -11,8 +11,7 @@
 // With kDevicePriority, B_g is the useful role time and C_g the comm + transfer role time.
 //
 // Serialization and transfer efficiency (POP's split of CommE) need a replay of the run
-// on an ideal network (Dimemas); a trace alone does not give them, so they are reported
-// as not available.
+// on an ideal network: storage/analysis/ideal_replay.h computes it and fills them in.
 
 #include "model/role_time.h"
 
@@ -35,7 +34,7 @@ struct PopMetrics
     double parallelEfficiency = 0;
     double loadBalance = 0;
     double communicationEfficiency = 0;
-    std::optional<double> serializationEfficiency;  ///< not available from a trace alone
+    std::optional<double> serializationEfficiency;  ///< from the ideal replay, when asked
     std::optional<double> transferEfficiency;
     TimeNs meanUsefulNs = 0, maxUsefulNs = 0;
     /// Bound on |metric - metric from exact events| from the role times' error bounds.
@@ -53,6 +52,26 @@ struct GpuMetrics
     TimeNs sumComputeNs = 0, maxComputeNs = 0, maxComputeAndCommNs = 0;
     double errorBound = 0;
 };
+
+/// POP's hybrid MPI + threads split at the thread level (pypop's MPI_OpenMP metrics, the
+/// multiplicative form): with N_i the time process i's main thread spends outside MPI,
+///     MPI LB = mean(N_i) / max(N_i),  MPI CommE = max(N_i) / T,
+///     MPI PE = LB x CommE = mean(N_i) / T,
+///     hybrid PE = mean over all threads of U / T (the thread level's PE),
+///     thread PE = hybrid PE / MPI PE   (what the threads lose inside the processes' time
+///                                       outside MPI: fork/join, serial parts, imbalance).
+struct HybridMetrics
+{
+    double parallelEfficiency = 0;  ///< hybrid
+    double mpiParallelEfficiency = 0;
+    double mpiLoadBalance = 0;
+    double mpiCommunicationEfficiency = 0;
+    double threadParallelEfficiency = 0;
+};
+
+/// `outsideMpiNs`: N_i per process; `threadPop`: the thread level's POP metrics.
+HybridMetrics hybridMetrics(
+    const std::vector<TimeNs>& outsideMpiNs, const PopMetrics& threadPop, TimeNs runtimeNs);
 
 /// POP metrics of the workers' useful time (all zero when there are no workers or T = 0).
 PopMetrics popMetrics(const std::vector<WorkerTimes>& workers, TimeNs runtimeNs);

@@ -1,14 +1,16 @@
 #include "views/efficiency_panel.h"
 
-#include "views/on_screen_work.h"
-
 #include "model/role_rules.h"
 #include "model/time_units.h"
+#include "views/on_screen_work.h"
+#include "views/scaling_table_widget.h"
 
 #include <QComboBox>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QTimer>
@@ -55,15 +57,16 @@ QColor efficiencyColor(double value)
     double hue = 0; // red
     if (v >= 0.8)
         hue = 90 + (v - 0.8) / 0.2 * 30; // yellow-green to green
-    else if (v >= 0.5)
-        hue = 20 + (v - 0.5) / 0.3 * 35; // orange to yellow
+    else if (v >= 0.6)
+        hue = 25 + (v - 0.6) / 0.2 * 30;  // orange to yellow
     return QColor::fromHsvF(static_cast<float>(hue / 360.0), 0.55f, 0.97f);
 }
 
 QString efficiencyScaleText()
 {
-    return QObject::tr("Colour scale (POP reports): red below 0.5, orange to yellow from 0.5 to 0.8, "
-                       "green above 0.8; 1 is ideal.");
+    return QObject::tr(
+        "Colour scale (POP reports): red below 0.6, orange to yellow from 0.6 to 0.8, "
+        "green from 0.8; 1 is ideal.");
 }
 
 const std::vector<EfficiencyMetric>& efficiencyMetrics()
@@ -156,6 +159,23 @@ EfficiencyPanel::EfficiencyPanel(storage::StoreReader& store, QWidget* parent)
     top->addWidget(new QLabel(tr("Level"), this));
     top->addWidget(m_levelBox);
     top->addWidget(m_status, 1);
+    // Issue 19: the POP scaling table of this run and others of the same code.
+    auto* compare = new QPushButton(tr("Compare runs…"), this);
+    compare->setToolTip(tr("POP scaling table of this run and other stores of the same code "
+                           "(efficiencies, scalabilities, IPC and frequency per run)"));
+    connect(compare, &QPushButton::clicked, this, [this] {
+        const QStringList files =
+            QFileDialog::getOpenFileNames(this, tr("Runs to compare with this one"),
+                QString::fromStdString(m_store.path().parent_path().string()),
+                tr("Strata stores (*.strata)"));
+        if (files.isEmpty())
+            return;
+        std::vector<std::filesystem::path> others;
+        for (const QString& f : files)
+            others.emplace_back(f.toStdString());
+        compareRuns(others)->show();
+    });
+    top->addWidget(compare);
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_metrics);
     split->addWidget(m_workers);
@@ -170,6 +190,18 @@ EfficiencyPanel::EfficiencyPanel(storage::StoreReader& store, QWidget* parent)
 }
 
 EfficiencyPanel::~EfficiencyPanel() = default;
+
+ScalingDialog* EfficiencyPanel::compareRuns(const std::vector<std::filesystem::path>& others)
+{
+    std::vector<std::filesystem::path> stores { m_store.path() };
+    for (const auto& o : others) {
+        if (o != m_store.path())
+            stores.push_back(o);
+    }
+    auto* dialog = new ScalingDialog(std::move(stores), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    return dialog;
+}
 
 void EfficiencyPanel::setLevel(model::WorkerLevel level)
 {
@@ -204,8 +236,13 @@ void EfficiencyPanel::compute()
         request.rules = &rules;
         try {
             std::optional<EfficiencyReport> whole;
-            if (needWhole)
+            if (needWhole) {
+                // The MPI analyses (ideal replay, hybrid split) read every MPI call: once
+                // per level, for the whole run.
+                request.idealReplay = true;
                 whole = storage::computeEfficiency(store, request);
+                request.idealReplay = false;
+            }
             request.window = window;
             auto inWindow = std::make_shared<EfficiencyReport>(storage::computeEfficiency(store, request));
             return [this, whole = std::move(whole), inWindow] {
@@ -272,11 +309,29 @@ void EfficiencyPanel::showReports()
     m_metrics->insertRow(row);
     m_metrics->setVerticalHeaderItem(row, new QTableWidgetItem(tr("  Serialization / Transfer")));
     for (int c = 0; c < 2; ++c) {
-        auto* cell = readOnly(tr("n/a"));
+        // Issue 19: the ideal replay splits the whole run's CommE (docs/metrics.md).
+        const auto& report = c == 0 ? m_whole : m_window;
+        const bool split = c == 0 && report && report->pop.serializationEfficiency && !report->gpu;
+        auto* cell = readOnly(split ? QStringLiteral("%1 / %2")
+                                          .arg(*report->pop.serializationEfficiency, 0, 'f', 3)
+                                          .arg(*report->pop.transferEfficiency, 0, 'f', 3)
+                                    : tr("n/a"));
         cell->setTextAlignment(Qt::AlignCenter);
-        cell->setForeground(QColor(Qt::gray));
-        cell->setToolTip(tr("POP's split of communication efficiency needs a replay on an ideal network "
-                            "(Dimemas); a trace alone does not give it."));
+        if (split) {
+            cell->setBackground(efficiencyColor(
+                std::min(*report->pop.serializationEfficiency, *report->pop.transferEfficiency)));
+            cell->setForeground(QColor(Qt::black));
+            cell->setToolTip(
+                tr("SerE = max useful / T_ideal, TE = T_ideal / T, from a replay of the MPI "
+                   "calls on an ideal network"));
+        } else {
+            cell->setForeground(QColor(Qt::gray));
+            cell->setToolTip(c == 1 ? tr("The ideal-network replay covers the whole run only.")
+                    : report && !report->replayUnavailable.empty()
+                    ? QString::fromStdString(report->replayUnavailable)
+                    : tr("POP's split of communication efficiency needs an ideal-network replay "
+                         "of MPI calls and messages."));
+        }
         m_metrics->setItem(row, c, cell);
     }
     if (m_window) {

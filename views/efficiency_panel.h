@@ -18,6 +18,7 @@
 #include <QColor>
 #include <QWidget>
 
+#include <filesystem>
 #include <memory>
 #include <vector>
 
@@ -28,8 +29,10 @@ class QTimer;
 
 namespace strata::views {
 
-/// POP report colours for a metric in 0..1: red below 0.5, orange to yellow up to 0.8,
-/// green above (light shades, for dark text).
+class ScalingDialog;
+
+/// POP report colours for a metric in 0..1: red below 0.6, orange to yellow up to 0.8,
+/// green from 0.8 (light shades, for dark text).
 QColor efficiencyColor(double value);
 /// The scale in words (the cells' tooltip).
 QString efficiencyScaleText();
@@ -65,6 +68,9 @@ public:
     const std::optional<storage::EfficiencyReport>& windowReport() const { return m_window; }
     QTableWidget* metricsTable() const { return m_metrics; }
     QTableWidget* workersTable() const { return m_workers; }
+    /// "Compare runs…": a dialog (not yet shown, deleted on close) computing the POP
+    /// scaling table of this store and `others`.
+    ScalingDialog* compareRuns(const std::vector<std::filesystem::path>& others);
 
 signals:
     void workerActivated(const QString& name, const std::vector<strata::model::TrackId>& tracks);

@@ -1,11 +1,15 @@
 #include "storage/analysis/efficiency_report.h"
 
+#include "storage/analysis/replay_input.h"
+
 #include <algorithm>
 #include <charconv>
+#include <map>
 
 namespace strata::storage {
 
 using model::TimeNs;
+using model::TrackId;
 using model::WorkerLevel;
 
 namespace {
@@ -104,6 +108,47 @@ model::TimeRange runSpan(const StoreReader& store)
     return { std::min<TimeNs>(0, span.startNs), std::max(span.endNs, endNs) };
 }
 
+/// POP's split of CommE: SerE = max useful / T_ideal, TE = T_ideal / T.
+void splitCommunication(StoreReader& store, model::TimeRange run, EfficiencyReport& report)
+{
+    if (report.window != run) {
+        report.replayUnavailable = "the ideal replay covers the whole run only (no --window)";
+        return;
+    }
+    auto input = buildReplayInput(store, run);
+    if (auto* why = std::get_if<std::string>(&input)) {
+        report.replayUnavailable = *why;
+        return;
+    }
+    const ReplayResult replay = replayIdeal(std::get<ReplayInput>(input));
+    if (replay.error || replay.idealRuntimeNs <= 0) {
+        report.replayUnavailable = replay.error.value_or("the ideal replay has no duration");
+        return;
+    }
+    const double ideal = static_cast<double>(replay.idealRuntimeNs);
+    report.idealRuntimeNs = replay.idealRuntimeNs;
+    report.pop.serializationEfficiency = static_cast<double>(report.pop.maxUsefulNs) / ideal;
+    report.pop.transferEfficiency = ideal / static_cast<double>(report.window.durationNs());
+}
+
+/// The hybrid split, when some process has several thread workers.
+void addHybrid(StoreReader& store, EfficiencyReport& report)
+{
+    std::map<TrackId, int> threadsPerProcess;
+    const model::ResourceTree& tree = store.resources();
+    for (const model::Worker& w : model::workersAt(tree, WorkerLevel::Thread,
+             [&](TrackId t) { return store.summary(t).intervals > 0; })) {
+        const TrackId parent = tree.track(w.resource).parent;
+        if (parent != model::kNoTrack && tree.track(parent).kind == model::ResourceKind::Process)
+            ++threadsPerProcess[parent];
+    }
+    if (std::none_of(threadsPerProcess.begin(), threadsPerProcess.end(),
+            [](const auto& p) { return p.second > 1; }))
+        return;
+    report.hybrid = model::hybridMetrics(
+        outsideMpiNs(store, report.window), report.pop, report.window.durationNs());
+}
+
 }  // namespace
 
 EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& request)
@@ -131,8 +176,15 @@ EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& 
     }
     report.attribution = reader.attribution();
     report.pop = model::popMetrics(report.workers, T);
-    if (!device)
+    if (request.counters)
+        report.counters = computeUsefulCounters(store, report.window);
+    if (request.idealReplay && report.level == WorkerLevel::Thread)
+        addHybrid(store, report);
+    if (!device) {
+        if (request.idealReplay)
+            splitCommunication(store, run, report);
         return report;
+    }
 
     report.gpu = model::gpuMetrics(report.workers, T);
     std::vector<std::string> ignoredHosts;

@@ -19,6 +19,7 @@
 #include "model/role_rules.h"
 #include "model/workers.h"
 #include "storage/analysis/role_time_reader.h"
+#include "storage/analysis/useful_counters.h"
 
 #include <optional>
 #include <string>
@@ -36,6 +37,12 @@ struct EfficiencyRequest
     const model::RoleRules* rules = nullptr;
     int maxSlots = 4096;
     bool allWorkers = false;  ///< keep the near-empty workers too
+    /// Host levels, the analyses that read every MPI call (so the GUI asks for them once,
+    /// not per window): CommE split into serialization x transfer by the ideal-network
+    /// replay (ideal_replay.h; whole run only) and, at the thread level, the hybrid split.
+    bool idealReplay = false;
+    /// Sum the hardware counters of useful bursts (useful_counters.h): exact events.
+    bool counters = false;
 };
 
 /// What the host of one GPU did while the GPU was idle (ns by host role, plus no activity).
@@ -63,6 +70,13 @@ struct EfficiencyReport
     std::vector<GpuIdleCauses> gpuIdle;
     RoleAttribution attribution;
     bool exact = true;  ///< every role time came from exact events
+    /// With idealReplay: T_ideal (pop.serializationEfficiency and transferEfficiency are
+    /// set), or why the split is not available.
+    std::optional<model::TimeNs> idealRuntimeNs;
+    std::string replayUnavailable;
+    std::optional<UsefulCounters> counters;  ///< with `counters`
+    /// Thread level, when a process has several threads: POP's hybrid MPI x thread split.
+    std::optional<model::HybridMetrics> hybrid;
 };
 
 EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& request);

@@ -87,3 +87,14 @@ TEST_CASE("worker levels parse and name", "[efficiency]") {
     REQUIRE(ws.size() == 1);
     CHECK(ws[0].tracks == std::vector<TrackId> { t1 });
 }
+
+TEST_CASE("hybrid metrics: MPI PE from the time outside MPI, thread PE the rest", "[efficiency]") {
+    PopMetrics threads;
+    threads.parallelEfficiency = 0.675;
+    const HybridMetrics h = hybridMetrics({ 600, 900 }, threads, 1000);
+    CHECK(h.mpiLoadBalance == Approx(750.0 / 900.0));
+    CHECK(h.mpiCommunicationEfficiency == Approx(0.9));
+    CHECK(h.mpiParallelEfficiency == Approx(0.75));
+    CHECK(h.threadParallelEfficiency == Approx(0.9));
+    CHECK(hybridMetrics({}, threads, 1000).mpiParallelEfficiency == 0);
+}

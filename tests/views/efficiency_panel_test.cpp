@@ -125,7 +125,12 @@ TEST_CASE("efficiency colours: low values red, middling orange, high green", "[g
     CHECK(mid.green() > low.green());
     const QColor high = views::efficiencyColor(0.95);
     CHECK(high.green() > high.red() + 40);
-    CHECK(views::efficiencyScaleText().contains("0.5"));
+    // Issue 19: POP's scale is red below 0.6 and green from 0.8.
+    const QColor justBelow = views::efficiencyColor(0.59);
+    CHECK(justBelow.red() > justBelow.green() + 60);
+    const QColor atGreen = views::efficiencyColor(0.8);
+    CHECK(atGreen.green() > atGreen.red());
+    CHECK(views::efficiencyScaleText().contains("0.6"));
 }
 
 TEST_CASE("an efficiency panel behind another dock tab computes nothing until raised", "[gui][efficiency]")

@@ -2,7 +2,9 @@
 // useful time = time in state Running (value 1) only, runtime = the header's end time.
 // The real EPOCH runs (1 to 16 ranks) and ImageMagick's OpenMP run are checked against a
 // computation made here straight from their state records, independent of the importer.
+// Issue 19 adds their hardware counters, scaling table and ideal replay.
 
+#include "model/scaling.h"
 #include "storage/analysis/efficiency_report.h"
 #include "storage/export/trace_cut.h"
 #include "storage/import/paraver/paraver_importer.h"
@@ -18,6 +20,8 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 using namespace strata;
@@ -191,4 +195,149 @@ TEST_CASE("a Paraver store's runtime is its header's end time, from 0", "[parave
     storage::StoreReader cut(dir / "cut.strata");
     REQUIRE(cut.meta("paraver_end_ns") == std::optional<std::string>("1000"));
     CHECK(processMetrics(cut).pop.runtimeNs == 300);
+}
+
+namespace {
+
+/// Useful instructions and cycles of a run straight from its records: per thread, the
+/// PAPI_TOT_INS / PAPI_TOT_CYC readings (increments since the previous one) that close a
+/// Running state (s < t <= e), the first reading of a timestamp only.
+struct DirectCounters
+{
+    double instructions = 0, cycles = 0;
+};
+
+DirectCounters directCounters(const std::filesystem::path& prv)
+{
+    gzFile in = gzopen(prv.string().c_str(), "rb");
+    REQUIRE(in != nullptr);
+    std::vector<char> buffer(1 << 16);
+    using Thread = std::tuple<int, int, int>;
+    std::map<Thread, std::vector<std::pair<TimeNs, TimeNs>>> running;
+    struct Reading
+    {
+        TimeNs t;
+        double ins, cyc;
+    };
+    std::map<Thread, std::vector<Reading>> readings;
+    bool header = true;
+    while (gzgets(in, buffer.data(), static_cast<int>(buffer.size()))) {
+        std::string line(buffer.data());
+        REQUIRE(line.back() == '\n');
+        line.pop_back();
+        if (std::exchange(header, false))
+            continue;
+        const auto f = split(line, ':');
+        if (f.size() < 8 || (f[0] != "1" && f[0] != "2"))
+            continue;
+        const Thread thread { std::stoi(f[2]), std::stoi(f[3]), std::stoi(f[4]) };
+        if (f[0] == "1") {
+            if (f[7] == "1")
+                running[thread].emplace_back(std::stoll(f[5]), std::stoll(f[6]));
+            continue;
+        }
+        Reading r { std::stoll(f[5]), -1, -1 };
+        for (std::size_t i = 6; i + 1 < f.size(); i += 2) {
+            if (f[i] == "42000050")
+                r.ins = std::stod(f[i + 1]);
+            else if (f[i] == "42000059")
+                r.cyc = std::stod(f[i + 1]);
+        }
+        if (r.ins >= 0 || r.cyc >= 0)
+            readings[thread].push_back(r);
+    }
+    gzclose(in);
+    DirectCounters d;
+    for (auto& [thread, list] : readings) {
+        auto& states = running[thread];
+        std::sort(states.begin(), states.end());
+        std::stable_sort(
+            list.begin(), list.end(), [](const Reading& a, const Reading& b) { return a.t < b.t; });
+        TimeNs previous = -1;
+        for (const Reading& r : list) {
+            if (std::exchange(previous, r.t) == r.t)
+                continue;
+            auto after = std::lower_bound(states.begin(), states.end(), std::pair { r.t, r.t });
+            if (after == states.begin())
+                continue;
+            const auto& [s, e] = *std::prev(after);
+            if (s < r.t && r.t <= e) {
+                d.instructions += std::max(0.0, r.ins);
+                d.cycles += std::max(0.0, r.cyc);
+            }
+        }
+    }
+    return d;
+}
+
+}  // namespace
+
+TEST_CASE("EPOCH 1 to 16 ranks: useful IPC and frequency from the PAPI records, the scaling "
+          "table's identities, and the ideal replay against Dimemas (issue 19)",
+    "[paraver][metrics][real][replay]") {
+    struct Run
+    {
+        int ranks;
+        double usefulInstructions;  ///< modelfactors.csv of pypop's examples (paramedir)
+        double idealRuntimeUs;  ///< the same file's "Runtime (ideal)" (Dimemas)
+    };
+    const std::vector<Run> runs = { { 1, 84790848422.0, 21884758.97 },
+        { 2, 87640358419.0, 11504370.09 }, { 4, 88518412143.0, 6051059.08 },
+        { 8, 90063308642.0, 3486349.43 }, { 16, 93158874793.0, 2310335.96 } };
+    std::vector<model::RunFactors> factors;
+    test::TempDir dir;
+    for (const Run& run : runs) {
+        const std::string name = "epoch_" + std::to_string(run.ranks) + "proc";
+        const std::filesystem::path prv =
+            test::realTrace("public/paraver-pypop/epoch_example_traces/" + name + ".prv.gz");
+        if (prv.empty())
+            return;  // the shared real-trace folder is not here
+        INFO(name);
+        const DirectCounters direct = directCounters(prv);
+        storage::StoreReader store(ingest(prv, dir / (name + ".strata")));
+        storage::EfficiencyRequest request;
+        request.level = model::WorkerLevel::Process;
+        request.counters = true;
+        request.idealReplay = true;
+        const storage::EfficiencyReport r = storage::computeEfficiency(store, request);
+        CHECK(r.exact);
+        REQUIRE(r.counters);
+        CHECK(r.counters->complete());
+        CHECK(r.counters->instructions() == direct.instructions);
+        CHECK(r.counters->cycles() == direct.cycles);
+        CHECK(r.counters->instructions() == run.usefulInstructions);
+        INFO(r.replayUnavailable);
+        REQUIRE(r.idealRuntimeNs);
+        // Dimemas models MPI calls a little differently (equal at 1 and 2 ranks).
+        CHECK(static_cast<double>(*r.idealRuntimeNs)
+            == Approx(run.idealRuntimeUs * 1000).epsilon(1e-3));
+        CHECK(*r.pop.serializationEfficiency * *r.pop.transferEfficiency
+            == Approx(r.pop.communicationEfficiency).epsilon(0).margin(1e-12));
+        model::RunFactors f;
+        f.store = name;
+        f.processes = run.ranks;
+        f.runtimeNs = r.pop.runtimeNs;
+        f.parallelEfficiency = r.pop.parallelEfficiency;
+        f.usefulNs = r.counters->usefulNs();
+        f.instructions = r.counters->instructions();
+        f.cycles = r.counters->cycles();
+        factors.push_back(f);
+    }
+    std::reverse(factors.begin(), factors.end());  // the table orders them itself
+    const model::ScalingTable table = model::scalingTable(factors);
+    CHECK(table.detected == model::Scaling::Strong);
+    CHECK(table.detectedFromInstructions);
+    REQUIRE(table.columns.size() == 5);
+    CHECK(table.columns.front().run.processes == 1);
+    for (const model::ScalingColumn& c : table.columns) {
+        INFO(c.run.store);
+        CHECK(c.computationScalability * c.run.parallelEfficiency
+            == Approx(c.globalEfficiency).epsilon(0).margin(1e-9));
+        REQUIRE(c.instructionScalability);
+        CHECK(*c.instructionScalability * *c.ipcScalability * *c.frequencyScalability
+            == Approx(c.computationScalability).epsilon(0).margin(1e-9));
+    }
+    // modelfactors.csv: 16 ranks, computation scalability 61.436394 %, IPC 1.539955.
+    CHECK(table.columns.back().computationScalability == Approx(0.61436394).margin(1e-6));
+    CHECK(*table.columns.back().averageIpc == Approx(1.539955).margin(1e-6));
 }
