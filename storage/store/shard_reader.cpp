@@ -20,18 +20,6 @@ using namespace shard_reader_detail;
 
 namespace {
 
-std::optional<model::TimeRange> activityOf(const std::vector<TrackSummary>& summaries)
-{
-    std::optional<model::TimeRange> span;
-    for (const TrackSummary& s : summaries) {
-        if (s.intervals + s.instants + s.samples == 0)
-            continue;
-        span = span ? model::TimeRange {std::min(span->startNs, s.firstNs), std::max(span->endNs, s.lastNs)}
-                    : model::TimeRange {s.firstNs, s.lastNs};
-    }
-    return span;
-}
-
 void checkSqliteMagic(const std::filesystem::path& path)
 {
     std::error_code ec;

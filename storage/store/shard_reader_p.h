@@ -104,6 +104,20 @@ void runOnTwoCores(A a, B b)
         std::rethrow_exception(secondError);
 }
 
+/// The union of the tracks holding intervals, instants or stack samples (what
+/// activitySpan() reports), or nullopt when none does.
+inline std::optional<TimeRange> activityOf(const std::vector<TrackSummary>& summaries)
+{
+    std::optional<TimeRange> span;
+    for (const TrackSummary& s : summaries) {
+        if (s.intervals + s.instants + s.samples == 0)
+            continue;
+        span = span ? TimeRange {std::min(span->startNs, s.firstNs), std::max(span->endNs, s.lastNs)}
+                    : TimeRange {s.firstNs, s.lastNs};
+    }
+    return span;
+}
+
 inline std::int64_t checkedId(std::int64_t v, std::int64_t limit, const std::string& what,
                        const std::filesystem::path& path)
 {

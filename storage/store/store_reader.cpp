@@ -23,18 +23,6 @@ struct StoreReader::RunTables
 
 namespace {
 
-std::optional<model::TimeRange> activityOf(const std::vector<TrackSummary>& summaries)
-{
-    std::optional<model::TimeRange> span;
-    for (const TrackSummary& s : summaries) {
-        if (s.intervals + s.instants + s.samples == 0)
-            continue;
-        span = span ? model::TimeRange {std::min(span->startNs, s.firstNs), std::max(span->endNs, s.lastNs)}
-                    : model::TimeRange {s.firstNs, s.lastNs};
-    }
-    return span;
-}
-
 std::string formatOf(const std::filesystem::path& path)
 {
     SqliteDb db(path, SqliteDb::Mode::ReadOnly);
@@ -163,7 +151,7 @@ void StoreReader::openRun(SqliteDb& manifestDb)
         m_shards.push_back(std::move(shard));
     }
     m_span = span.value_or(model::TimeRange {});
-    m_activitySpan = activityOf(m_run->summaries).value_or(m_span);
+    m_activitySpan = shard_reader_detail::activityOf(m_run->summaries).value_or(m_span);
 }
 
 std::size_t StoreReader::shardOf(model::TrackId track) const

@@ -16,34 +16,12 @@ using namespace strata;
 
 namespace {
 
-std::string readBytes(const std::filesystem::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), {}};
-}
-
 test::CommandResult mpiStrata(const std::filesystem::path& dir, const std::vector<std::string>& args)
 {
     test::RunOptions options;
     options.workDir = dir;
     options.wrapper = "mpirun --allow-run-as-root --oversubscribe -n 2";
     return test::runBinary(STRATA_MPI_BINARY, args, options);
-}
-
-std::string runStrataIn(const std::filesystem::path& dir, const std::vector<std::string>& args)
-{
-    test::RunOptions options;
-    options.workDir = dir;
-    const auto r = test::runStrata(args, options);
-    INFO(r.err);
-    REQUIRE(r.exitCode == 0);
-    return r.out;
-}
-
-std::string figures(const std::string& json)
-{
-    const auto from = json.find("\"format_version\"");
-    return json.substr(from, json.find("\"store_bytes\"") - from);
 }
 
 /// Ingests `inputs` with 2 MPI ranks into DIR/mpi/run.strata and in one process into
@@ -62,15 +40,15 @@ void checkMpiEqualsSingle(const std::vector<std::string>& inputs)
     CHECK(distributed.err.find("on 2 ranks") != std::string::npos);
     auto single = args;
     single.insert(single.end(), {"--shards", "1"});
-    runStrataIn(dir / "one", single);
+    test::runStrataIn(dir / "one", single);
 
-    const std::string info = runStrataIn(dir / "mpi", {"info", "run.strata", "--json"});
+    const std::string info = test::runStrataIn(dir / "mpi", {"info", "run.strata", "--json"});
     CHECK(info.find("\"shards\":[{") != std::string::npos);
-    CHECK(figures(info) == figures(runStrataIn(dir / "one", {"info", "run.strata", "--json"})));
-    CHECK(runStrataIn(dir / "mpi", {"metrics", "run.strata", "--json"}) == runStrataIn(dir / "one", {"metrics", "run.strata", "--json"}));
+    CHECK(test::infoFigures(info) == test::infoFigures(test::runStrataIn(dir / "one", {"info", "run.strata", "--json"})));
+    CHECK(test::runStrataIn(dir / "mpi", {"metrics", "run.strata", "--json"}) == test::runStrataIn(dir / "one", {"metrics", "run.strata", "--json"}));
     for (const char* sub : {"mpi", "one"})
-        runStrataIn(dir / sub, {"cut", "run.strata", "-o", "cut.json", "--window", "0:50ms"});
-    CHECK(readBytes(dir / "mpi" / "cut.json") == readBytes(dir / "one" / "cut.json"));
+        test::runStrataIn(dir / sub, {"cut", "run.strata", "-o", "cut.json", "--window", "0:50ms"});
+    CHECK(test::readFile(dir / "mpi" / "cut.json") == test::readFile(dir / "one" / "cut.json"));
     // strata-mpi info is strata info, on rank 0.
     const auto mpiInfo = mpiStrata(dir / "mpi", {"info", "run.strata", "--json"});
     CHECK(mpiInfo.exitCode == 0);
@@ -82,11 +60,7 @@ void checkMpiEqualsSingle(const std::vector<std::string>& inputs)
 TEST_CASE("strata-mpi ingest on 2 ranks equals one process: synthetic rank files", "[cli][mpi]")
 {
     test::TempDir dir;
-    std::vector<std::string> inputs;
-    for (int r = 0; r < 3; ++r) {
-        inputs.push_back((dir / ("rank" + std::to_string(r) + ".json")).string());
-        runStrataIn(dir.path(), {"synth", "-o", inputs.back(), "--events", "20000", "--ranks", "1", "--seed", std::to_string(r + 1)});
-    }
+    const std::vector<std::string> inputs = test::synthRankFiles(dir.path(), 3);
     checkMpiEqualsSingle(inputs);
 }
 
@@ -106,7 +80,7 @@ TEST_CASE("strata-mpi ingest: a rank failing on a bad input ends the job, leavin
 {
     test::TempDir dir;
     const std::string good = (dir / "good.json").string();
-    runStrataIn(dir.path(), {"synth", "-o", good, "--events", "20000", "--ranks", "1"});
+    test::runStrataIn(dir.path(), {"synth", "-o", good, "--events", "20000", "--ranks", "1"});
     std::ofstream(dir / "bad.json") << R"({"traceEvents": []})";
     // Rank 0 imports good.json, rank 1 bad.json.
     const auto r = mpiStrata(dir.path(), {"ingest", good, (dir / "bad.json").string(), "-o", "run.strata"});
@@ -118,14 +92,14 @@ TEST_CASE("strata-mpi ingest: a rank failing on a bad input ends the job, leavin
     // Over an existing run, which stays as it was.
     const auto made = mpiStrata(dir.path(), {"ingest", good, good, "-o", "run.strata"});
     REQUIRE(made.exitCode == 0);
-    const std::string manifest = readBytes(dir / "run.strata");
+    const std::string manifest = test::readFile(dir / "run.strata");
     CHECK(mpiStrata(dir.path(), {"ingest", good, (dir / "bad.json").string(), "-o", "run.strata"}).exitCode == 1);
-    CHECK(readBytes(dir / "run.strata") == manifest);
+    CHECK(test::readFile(dir / "run.strata") == manifest);
     std::size_t files = 0;
     for (const auto& e : std::filesystem::directory_iterator(dir / "run.strata.d"))
         files += e.is_regular_file() ? 1 : 0;
     CHECK(files == 2);
-    runStrataIn(dir.path(), {"info", "run.strata"});
+    test::runStrataIn(dir.path(), {"info", "run.strata"});
 }
 
 #endif

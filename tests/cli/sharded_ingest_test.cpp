@@ -16,42 +16,6 @@ using namespace strata;
 
 namespace {
 
-std::string readBytes(const std::filesystem::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), {}};
-}
-
-/// Runs strata in `dir` and returns its stdout; the command must succeed.
-std::string run(const std::filesystem::path& dir, const std::vector<std::string>& args)
-{
-    test::RunOptions options;
-    options.workDir = dir;
-    const auto r = test::runStrata(args, options);
-    INFO(r.err);
-    REQUIRE(r.exitCode == 0);
-    return r.out;
-}
-
-/// `info --json` up to what names the files (store, bytes, shards, the meta).
-std::string figures(const std::string& json)
-{
-    const auto from = json.find("\"format_version\"");
-    return json.substr(from, json.find("\"store_bytes\"") - from);
-}
-
-/// Two synthetic rank files (one rank each, different seeds) in `dir`.
-std::vector<std::string> synthRanks(const std::filesystem::path& dir, int ranks)
-{
-    std::vector<std::string> files;
-    for (int r = 0; r < ranks; ++r) {
-        const std::string file = (dir / ("rank" + std::to_string(r) + ".json")).string();
-        run(dir, {"synth", "-o", file, "--events", "20000", "--ranks", "1", "--seed", std::to_string(r + 1)});
-        files.push_back(file);
-    }
-    return files;
-}
-
 /// Ingests `inputs` into DIR/run.strata with `--shards N`, checks the answers of the
 /// commands against the same ingest into one store.
 void checkShardedEqualsSingle(const std::vector<std::string>& inputs, int shards)
@@ -76,19 +40,19 @@ void checkShardedEqualsSingle(const std::vector<std::string>& inputs, int shards
     auto warnings = [](const std::string& err) { return err.substr(0, err.rfind("ingested ")); };
     CHECK(warnings(sharded.err) == warnings(single.err));
 
-    const std::string infoMany = run(many.path(), {"info", "run.strata", "--json"});
+    const std::string infoMany = test::runStrataIn(many.path(), {"info", "run.strata", "--json"});
     CHECK(std::regex_search(infoMany, std::regex("\"shards\":\\[(\\{[^}]*\\},){" + std::to_string(shards - 1) + "}\\{")));
-    CHECK(figures(infoMany) == figures(run(one.path(), {"info", "run.strata", "--json"})));
-    CHECK(run(many.path(), {"info", "run.strata"}).find("shards       " + std::to_string(shards)) != std::string::npos);
-    CHECK(run(many.path(), {"metrics", "run.strata", "--json"}) == run(one.path(), {"metrics", "run.strata", "--json"}));
-    CHECK(run(many.path(), {"metrics", "run.strata", "--level", "thread"})
-          == run(one.path(), {"metrics", "run.strata", "--level", "thread"}));
+    CHECK(test::infoFigures(infoMany) == test::infoFigures(test::runStrataIn(one.path(), {"info", "run.strata", "--json"})));
+    CHECK(test::runStrataIn(many.path(), {"info", "run.strata"}).find("shards       " + std::to_string(shards)) != std::string::npos);
+    CHECK(test::runStrataIn(many.path(), {"metrics", "run.strata", "--json"}) == test::runStrataIn(one.path(), {"metrics", "run.strata", "--json"}));
+    CHECK(test::runStrataIn(many.path(), {"metrics", "run.strata", "--level", "thread"})
+          == test::runStrataIn(one.path(), {"metrics", "run.strata", "--level", "thread"}));
     for (const auto* dir : {&one, &many}) {
-        run(dir->path(), {"cut", "run.strata", "-o", "cut.json"});
-        run(dir->path(), {"render", "run.strata", "--view", "flame", "-o", "flame.svg"});
+        test::runStrataIn(dir->path(), {"cut", "run.strata", "-o", "cut.json"});
+        test::runStrataIn(dir->path(), {"render", "run.strata", "--view", "flame", "-o", "flame.svg"});
     }
-    CHECK(readBytes(many / "cut.json") == readBytes(one / "cut.json"));
-    CHECK(readBytes(many / "flame.svg") == readBytes(one / "flame.svg"));
+    CHECK(test::readFile(many / "cut.json") == test::readFile(one / "cut.json"));
+    CHECK(test::readFile(many / "flame.svg") == test::readFile(one / "flame.svg"));
 }
 
 } // namespace
@@ -96,7 +60,7 @@ void checkShardedEqualsSingle(const std::vector<std::string>& inputs, int shards
 TEST_CASE("ingest: synthetic rank files as a run of shards answer like one store", "[cli][shards]")
 {
     test::TempDir dir;
-    checkShardedEqualsSingle(synthRanks(dir.path(), 3), 3);
+    checkShardedEqualsSingle(test::synthRankFiles(dir.path(), 3), 3);
 }
 
 TEST_CASE("ingest: the real 4-rank DDP files as 2 and 4 shards answer like one store", "[cli][shards][real]")
@@ -115,16 +79,16 @@ TEST_CASE("ingest: the real 4-rank DDP files as 2 and 4 shards answer like one s
 TEST_CASE("ingest: a sharded build is byte-identical from one run to the next", "[cli][shards]")
 {
     test::TempDir dir;
-    const auto inputs = synthRanks(dir.path(), 2);
+    const auto inputs = test::synthRankFiles(dir.path(), 2);
     for (const char* out : {"a", "b"}) {
         std::filesystem::create_directories(dir / out);
-        run(dir / out, {"ingest", inputs[0], inputs[1], "-o", "run.strata", "--shards", "2"});
+        test::runStrataIn(dir / out, {"ingest", inputs[0], inputs[1], "-o", "run.strata", "--shards", "2"});
     }
-    CHECK(readBytes(dir / "a" / "run.strata") == readBytes(dir / "b" / "run.strata"));
+    CHECK(test::readFile(dir / "a" / "run.strata") == test::readFile(dir / "b" / "run.strata"));
     std::vector<std::string> names;
     for (const auto& e : std::filesystem::directory_iterator(dir / "a" / "run.strata.d")) {
         names.push_back(e.path().filename().string());
-        CHECK(readBytes(e.path()) == readBytes(dir / "b" / "run.strata.d" / e.path().filename()));
+        CHECK(test::readFile(e.path()) == test::readFile(dir / "b" / "run.strata.d" / e.path().filename()));
     }
     CHECK(names.size() == 2);
 }
@@ -132,9 +96,9 @@ TEST_CASE("ingest: a sharded build is byte-identical from one run to the next", 
 TEST_CASE("ingest: a bad file among sharded inputs leaves no run and keeps the old one", "[cli][shards][bad]")
 {
     test::TempDir dir;
-    auto inputs = synthRanks(dir.path(), 3);
-    run(dir.path(), {"ingest", inputs[0], inputs[1], inputs[2], "-o", "run.strata", "--shards", "3"});
-    const std::string manifest = readBytes(dir / "run.strata");
+    auto inputs = test::synthRankFiles(dir.path(), 3);
+    test::runStrataIn(dir.path(), {"ingest", inputs[0], inputs[1], inputs[2], "-o", "run.strata", "--shards", "3"});
+    const std::string manifest = test::readFile(dir / "run.strata");
     auto listing = [&] {
         std::vector<std::string> names;
         for (const auto& e : std::filesystem::recursive_directory_iterator(dir.path()))
@@ -153,17 +117,17 @@ TEST_CASE("ingest: a bad file among sharded inputs leaves no run and keeps the o
     auto after = listing();
     after.erase(std::remove(after.begin(), after.end(), "bad.json"), after.end());
     CHECK(after == before);
-    CHECK(readBytes(dir / "run.strata") == manifest);
-    run(dir.path(), {"info", "run.strata"});
+    CHECK(test::readFile(dir / "run.strata") == manifest);
+    test::runStrataIn(dir.path(), {"info", "run.strata"});
 }
 
 TEST_CASE("ingest: a sharded build killed mid-write keeps the old run; the next build clears its leftovers",
           "[cli][shards][bad]")
 {
     test::TempDir dir;
-    const auto inputs = synthRanks(dir.path(), 3);
-    run(dir.path(), {"ingest", inputs[0], inputs[1], inputs[2], "-o", "run.strata", "--shards", "3"});
-    const std::string manifest = readBytes(dir / "run.strata");
+    const auto inputs = test::synthRankFiles(dir.path(), 3);
+    test::runStrataIn(dir.path(), {"ingest", inputs[0], inputs[1], inputs[2], "-o", "run.strata", "--shards", "3"});
+    const std::string manifest = test::readFile(dir / "run.strata");
 
     // A file-size limit below a shard's size: the kernel kills the build (SIGXFSZ) in the
     // middle of writing a shard, as a kill -9 would, with no chance to clean up.
@@ -173,8 +137,8 @@ TEST_CASE("ingest: a sharded build killed mid-write keeps the old run; the next 
     const auto killed =
         test::runStrata({"ingest", inputs[2], inputs[1], inputs[0], "-o", "run.strata", "--shards", "3"}, limited);
     CHECK(killed.exitCode != 0);
-    CHECK(readBytes(dir / "run.strata") == manifest);
-    run(dir.path(), {"info", "run.strata"});
+    CHECK(test::readFile(dir / "run.strata") == manifest);
+    test::runStrataIn(dir.path(), {"info", "run.strata"});
     auto leftovers = [&] {
         int n = 0;
         for (const auto& folder : {dir.path(), dir / "run.strata.d"}) {
@@ -185,9 +149,9 @@ TEST_CASE("ingest: a sharded build killed mid-write keeps the old run; the next 
     };
     CHECK(leftovers() > 0);
 
-    run(dir.path(), {"ingest", inputs[2], inputs[1], inputs[0], "-o", "run.strata", "--shards", "3"});
+    test::runStrataIn(dir.path(), {"ingest", inputs[2], inputs[1], inputs[0], "-o", "run.strata", "--shards", "3"});
     CHECK(leftovers() == 0);
-    CHECK(readBytes(dir / "run.strata") != manifest);
+    CHECK(test::readFile(dir / "run.strata") != manifest);
     std::size_t shards = 0;
     for (const auto& e : std::filesystem::directory_iterator(dir / "run.strata.d"))
         shards += e.is_regular_file() ? 1 : 0;

@@ -2,6 +2,8 @@
 
 #include "tests/support/temp_dir.h"
 
+#include <catch2/catch.hpp>
+
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -48,6 +50,32 @@ CommandResult runBinary(const std::string& binary, const std::vector<std::string
     result.out = slurp(dir / "out");
     result.err = slurp(dir / "err");
     return result;
+}
+
+std::string runStrataIn(const std::filesystem::path& dir, const std::vector<std::string>& args)
+{
+    RunOptions options;
+    options.workDir = dir;
+    const CommandResult r = runStrata(args, options);
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    return r.out;
+}
+
+std::vector<std::string> synthRankFiles(const std::filesystem::path& dir, int ranks)
+{
+    std::vector<std::string> files;
+    for (int r = 0; r < ranks; ++r) {
+        files.push_back((dir / ("rank" + std::to_string(r) + ".json")).string());
+        runStrataIn(dir, {"synth", "-o", files.back(), "--events", "20000", "--ranks", "1", "--seed", std::to_string(r + 1)});
+    }
+    return files;
+}
+
+std::string infoFigures(const std::string& json)
+{
+    const auto from = json.find("\"format_version\"");
+    return json.substr(from, json.find("\"store_bytes\"") - from);
 }
 
 } // namespace strata::test

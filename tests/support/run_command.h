@@ -22,6 +22,15 @@ struct RunOptions
 
 /// Runs STRATA_BINARY with `args` (each shell-quoted), without a display.
 CommandResult runStrata(const std::vector<std::string>& args, const RunOptions& options = {});
+/// Runs strata in `dir` and returns its stdout; the command must succeed (a Catch2
+/// REQUIRE, with its stderr as INFO).
+std::string runStrataIn(const std::filesystem::path& dir, const std::vector<std::string>& args);
+/// `info --json` from its first figure up to what names the files (store, bytes, shards,
+/// meta): what a run and a single store of the same trace must agree on.
+std::string infoFigures(const std::string& json);
+/// `ranks` synthetic Chrome files of one rank each (20 000 events, seeds 1, 2, ...) in
+/// `dir`, named rankN.json: the rank files of one run.
+std::vector<std::string> synthRankFiles(const std::filesystem::path& dir, int ranks);
 /// Runs `binary` likewise (strata-mpi under `options.wrapper` = "mpirun ...").
 CommandResult runBinary(const std::string& binary, const std::vector<std::string>& args,
                         const RunOptions& options = {});

@@ -1,5 +1,8 @@
 #include "tests/support/temp_dir.h"
 
+#include <fstream>
+#include <iterator>
+
 #include <cstdlib>
 #include <stdexcept>
 #include <unistd.h>
@@ -18,6 +21,12 @@ TempDir::~TempDir()
 {
     std::error_code ignored;
     std::filesystem::remove_all(m_path, ignored);
+}
+
+std::string readFile(const std::filesystem::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
 }
 
 std::filesystem::path realTrace(const std::string& relative)

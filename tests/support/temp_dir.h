@@ -22,6 +22,9 @@ private:
     std::filesystem::path m_path;
 };
 
+/// The bytes of a file ("" when it cannot be read).
+std::string readFile(const std::filesystem::path& path);
+
 /// A real trace under ../shared/data/real, or an empty path when that folder is absent.
 std::filesystem::path realTrace(const std::string& relative);
 
