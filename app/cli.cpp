@@ -18,6 +18,7 @@ constexpr const char* kUsage = R"(usage:
   strata info STORE [--json]
   strata metrics STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream] [--rules FILE] [--all-workers]
   strata metrics STORE --profile [--json] [--window T0:T1] [--level ...] [--top N]
+  strata variability STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream] [--names REGEX] [--top N]
   strata render STORE -o OUT.png|OUT.svg [--view timeline|flame|metrics|counters|window] [--window T0:T1] [--tracks REGEX]
                 [--size WxH] [--color-by name|category|role|kernel-metric=METRIC] [--counters REGEX] [--scale 1..4]
                 [--diff-window T0:T1 | --diff-store OTHER.strata]   # flame: differential against a baseline
@@ -100,6 +101,8 @@ int runCli(int argc, char** argv)
             return cutCommand(rest);
         if (command == "metrics")
             return metricsCommand(rest);
+        if (command == "variability")
+            return variabilityCommand(rest);
         if (!command.empty() && command[0] == '-')
             throw UsageError{"unknown option " + command};
         return guiCommand(args, argc, argv);
