@@ -52,15 +52,15 @@ std::string variabilityJson(const storage::VariabilityReport& r)
 {
     using namespace storage;
     std::string out = "{\n  \"window\": {\"start_ns\": " + std::to_string(r.window.startNs)
-        + ", \"end_ns\": " + std::to_string(r.window.endNs) + "},\n  \"level\": "
-        + model::jsonString(model::workerLevelName(r.level)) + ",\n  \"quantiles\": "
-        + "\"nearest-rank\",\n  \"names\": [";
+        + ", \"end_ns\": " + std::to_string(r.window.endNs)
+        + "},\n  \"level\": " + model::jsonString(model::workerLevelName(r.level))
+        + ",\n  \"quantiles\": " + "\"nearest-rank\",\n  \"names\": [";
     bool first = true;
     for (const NameVariability& n : r.names) {
         out += first ? "\n    {" : ",\n    {";
         first = false;
-        out += "\"name\": " + model::jsonString(n.name) + ", \"role\": "
-            + model::jsonString(model::roleName(n.role)) + ", ";
+        out += "\"name\": " + model::jsonString(n.name)
+            + ", \"role\": " + model::jsonString(model::roleName(n.role)) + ", ";
         appendStats(out, n.stats);
         out += ",\n     \"workers\": " + list(n.workers, [](const WorkerVariability& w) {
             std::string o = "{\"worker\": " + model::jsonString(w.worker) + ", ";
@@ -79,26 +79,32 @@ std::string variabilityJson(const storage::VariabilityReport& r)
     out += "\n  ],\n  \"steps\": {\"source\": " + model::jsonString(r.stepSource)
         + ", \"compared\": " + std::to_string(r.stepsCompared)
         + ", \"straggler_threshold\": " + number(kStragglerThreshold) + "},\n  \"stragglers\": "
-        + list(r.stragglers, [](const Straggler& s) {
-              return "{\"worker\": " + model::jsonString(s.worker) + ", \"excess_ns\": "
-                  + std::to_string(s.excessNs) + ", \"steps\": "
-                  + list(s.steps,
-                      [](const StragglerStep& st) {
-                          return "{\"step\": " + model::jsonString(st.step) + ", \"start_ns\": "
-                              + std::to_string(st.startNs) + ", \"end_ns\": "
-                              + std::to_string(st.endNs) + ", \"excess_ns\": "
-                              + std::to_string(st.excessNs) + "}";
-                      })
-                  + ", \"causes\": " + list(s.causes, [](const StragglerCause& c) {
-                        return "{\"name\": " + model::jsonString(c.name) + ", \"excess_ns\": "
-                            + std::to_string(c.excessNs) + "}";
-                    }) + "}";
-          })
-        + ",\n  \"coincidence\": " + list(r.coincidence, [](const Coincidence& c) {
-              return "{\"name\": " + model::jsonString(c.name) + ", \"with\": "
-                  + model::jsonString(c.with) + ", \"slow\": " + number(c.slow) + ", \"fast\": "
-                  + number(c.fast) + "}";
-          })
+        + list(r.stragglers,
+            [](const Straggler& s) {
+                return "{\"worker\": " + model::jsonString(s.worker)
+                    + ", \"excess_ns\": " + std::to_string(s.excessNs) + ", \"steps\": "
+                    + list(s.steps,
+                        [](const StragglerStep& st) {
+                            return "{\"step\": " + model::jsonString(st.step)
+                                + ", \"start_ns\": " + std::to_string(st.startNs)
+                                + ", \"end_ns\": " + std::to_string(st.endNs)
+                                + ", \"excess_ns\": " + std::to_string(st.excessNs) + "}";
+                        })
+                    + ", \"causes\": "
+                    + list(s.causes,
+                        [](const StragglerCause& c) {
+                            return "{\"name\": " + model::jsonString(c.name)
+                                + ", \"excess_ns\": " + std::to_string(c.excessNs) + "}";
+                        })
+                    + "}";
+            })
+        + ",\n  \"coincidence\": "
+        + list(r.coincidence,
+            [](const Coincidence& c) {
+                return "{\"name\": " + model::jsonString(c.name)
+                    + ", \"with\": " + model::jsonString(c.with) + ", \"slow\": " + number(c.slow)
+                    + ", \"fast\": " + number(c.fast) + "}";
+            })
         + "\n}\n";
     return out;
 }
@@ -122,8 +128,8 @@ std::string variabilityTable(const storage::VariabilityReport& r)
         + std::string(model::workerLevelName(r.level))
         + " (quantiles by nearest rank; cost = time beyond the median)\n\n";
     char head[256];
-    std::snprintf(head, sizeof head, "%-44s %8s %10s %10s %10s %10s %6s %5s %10s\n", "name / worker",
-        "count", "total", "p50", "p95", "max", "cv", "outl", "cost");
+    std::snprintf(head, sizeof head, "%-44s %8s %10s %10s %10s %10s %6s %5s %10s\n",
+        "name / worker", "count", "total", "p50", "p95", "max", "cv", "outl", "cost");
     out += head;
     for (const NameVariability& n : r.names) {
         out += row(n.name, n.stats);
@@ -136,8 +142,9 @@ std::string variabilityTable(const storage::VariabilityReport& r)
     }
     out += "\nstragglers   ";
     if (r.stepsCompared == 0)
-        out += "no steps (no ProfilerStep#N ranges or collectives, with a collective inside, on two "
-               "workers)\n";
+        out +=
+            "no steps (no ProfilerStep#N ranges or collectives, with a collective inside, on two "
+            "workers)\n";
     else if (r.stragglers.empty())
         out += "none in " + std::to_string(r.stepsCompared) + " " + r.stepSource
             + " steps (a straggler works " + number(kStragglerThreshold * 100)
@@ -151,7 +158,8 @@ std::string variabilityTable(const storage::VariabilityReport& r)
             out += " " + st.step;
         out += "\n";
         for (const StragglerCause& c : s.causes)
-            out += "    cause " + c.name.substr(0, 80) + " +" + model::formatDuration(c.excessNs) + "\n";
+            out += "    cause " + c.name.substr(0, 80) + " +" + model::formatDuration(c.excessNs)
+                + "\n";
     }
     if (!r.coincidence.empty())
         out += "\ncoincidence (slow = longest tenth, fast = shorter half)\n";
@@ -187,8 +195,8 @@ int variabilityCommand(const Args& args)
     request.top = static_cast<int>(p.integer("--top", 10, 1, 1'000'000));
     storage::StoreReader store(p.positional()[0]);
     const storage::VariabilityReport report = storage::computeVariability(store, request);
-    std::fputs((p.flag("--json") ? variabilityJson(report) : variabilityTable(report)).c_str(),
-        stdout);
+    std::fputs(
+        (p.flag("--json") ? variabilityJson(report) : variabilityTable(report)).c_str(), stdout);
     return kExitOk;
 }
 

@@ -125,8 +125,8 @@ void VariabilityPartial::merge(VariabilityPartial&& other)
         for (auto& [track, list] : tracks) {
             auto [at, added] = mine.try_emplace(track, std::move(list));
             if (!added)
-                at->second.instances.insert(at->second.instances.end(),
-                    list.instances.begin(), list.instances.end());
+                at->second.instances.insert(
+                    at->second.instances.end(), list.instances.begin(), list.instances.end());
         }
     }
     for (auto& [track, samples] : other.counters) {
@@ -164,8 +164,8 @@ TimeNs medianOf(std::vector<TimeNs>& values)
     if (values.empty())
         return 0;
     const std::size_t mid = (values.size() - 1) / 2;
-    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid),
-        values.end());
+    std::nth_element(
+        values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
     return values[mid];
 }
 
@@ -186,7 +186,9 @@ WorkerMap mapWorkers(
         for (const auto& [track, list] : tracks)
             holds[track] = true;
     }
-    const auto hasIntervals = [&](TrackId t) { return holds[t]; };
+    const auto hasIntervals = [&](TrackId t) {
+        return holds[t];
+    };
     WorkerMap map;
     map.workers = model::workersAt(tree, level, hasIntervals);
     map.workerOf.assign(tree.size(), -1);
@@ -202,8 +204,8 @@ WorkerMap mapWorkers(
     const bool device = model::isDeviceLevel(level);
     const auto others = model::workersAt(
         tree, device ? model::WorkerLevel::Process : model::WorkerLevel::Gpu, hasIntervals);
-    const auto processes = device ? others
-                                  : model::workersAt(tree, model::WorkerLevel::Process, hasIntervals);
+    const auto processes =
+        device ? others : model::workersAt(tree, model::WorkerLevel::Process, hasIntervals);
     for (const model::Worker& other : others) {
         const model::Worker* target = &other;
         if (!device && level == model::WorkerLevel::Process)
@@ -258,9 +260,9 @@ NameVariability nameVariability(const std::string& name,
                                                     : a.startNs < b.startNs;
             });
         for (std::size_t i = 0; i < keep; ++i) {
-            slow.push_back({ w >= 0 ? map.workers[static_cast<std::size_t>(w)].name
-                                    : std::to_string(track),
-                track, mine[i].startNs, mine[i].durationNs });
+            slow.push_back(
+                { w >= 0 ? map.workers[static_cast<std::size_t>(w)].name : std::to_string(track),
+                    track, mine[i].startNs, mine[i].durationNs });
         }
     }
     out.stats = durationStats(all);
@@ -333,8 +335,8 @@ VariabilityReport computeVariability(StoreReader& store, const VariabilityReques
     VariabilityRequest r = request;
     r.window = request.window.empty() ? run : request.window;
     // The whole run includes intervals starting at its last instant.
-    const model::TimeRange read
-        = request.window.empty() ? model::TimeRange { run.startNs, run.endNs + 1 } : r.window;
+    const model::TimeRange read =
+        request.window.empty() ? model::TimeRange { run.startNs, run.endNs + 1 } : r.window;
     std::vector<TrackId> tracks;
     for (const model::TrackInfo& t : store.resources().tracks()) {
         const TrackSummary& s = store.summary(t.id);

@@ -46,6 +46,7 @@ struct DurationStats
     double cv = 0;  ///< stddev / mean (0 when the mean is 0)
     std::int64_t outliers = 0;  ///< instances longer than Q3 + 1.5 IQR
     model::TimeNs costNs = 0;  ///< sum of max(0, duration - p50)
+    friend bool operator==(const DurationStats&, const DurationStats&) = default;
 };
 
 /// The nearest-rank p-quantile (0 < p <= 1) of ascending `sorted`; 0 when empty.
@@ -73,8 +74,8 @@ class VariabilityPartial
 public:
     /// Reads, exactly, the intervals of `tracks` that start in `window` and the samples of
     /// the counter tracks among them (with the last sample before the window).
-    void collect(StoreReader& store, std::span<const model::TrackId> tracks,
-        model::TimeRange window);
+    void collect(
+        StoreReader& store, std::span<const model::TrackId> tracks, model::TimeRange window);
     /// Adds `other` to this one (see the file comment).
     void merge(VariabilityPartial&& other);
     /// Sorts every list, so that equal contents compare equal whatever the grouping.
@@ -105,6 +106,7 @@ struct WorkerVariability
     double medianRatio = 1;  ///< the worker's p50 / the name's p50
     /// medianRatio >= kSlowerWorkerRatio and at least kMinInstancesToCompare instances.
     bool systematicallySlower = false;
+    friend bool operator==(const WorkerVariability&, const WorkerVariability&) = default;
 };
 
 struct SlowInstance
@@ -113,6 +115,7 @@ struct SlowInstance
     model::TrackId track = model::kNoTrack;
     model::TimeNs startNs = 0;
     model::TimeNs durationNs = 0;
+    friend bool operator==(const SlowInstance&, const SlowInstance&) = default;
 };
 
 struct NameVariability
@@ -122,6 +125,7 @@ struct NameVariability
     DurationStats stats;
     std::vector<WorkerVariability> workers;  ///< in worker (tree) order
     std::vector<SlowInstance> slowest;  ///< longest first
+    friend bool operator==(const NameVariability&, const NameVariability&) = default;
 };
 
 struct StragglerStep
@@ -129,12 +133,14 @@ struct StragglerStep
     std::string step;  ///< "ProfilerStep#3", or "collective 7"
     model::TimeNs startNs = 0, endNs = 0;  ///< on the straggler
     model::TimeNs excessNs = 0;
+    friend bool operator==(const StragglerStep&, const StragglerStep&) = default;
 };
 
 struct StragglerCause
 {
     std::string name;
     model::TimeNs excessNs = 0;
+    friend bool operator==(const StragglerCause&, const StragglerCause&) = default;
 };
 
 struct Straggler
@@ -143,6 +149,7 @@ struct Straggler
     model::TimeNs excessNs = 0;  ///< summed over its steps
     std::vector<StragglerStep> steps;
     std::vector<StragglerCause> causes;  ///< largest excess first
+    friend bool operator==(const Straggler&, const Straggler&) = default;
 };
 
 struct Coincidence
@@ -151,6 +158,7 @@ struct Coincidence
     std::string with;  ///< "memcpy", "comm", "other_process" or "counter:NAME"
     /// Shares of instances overlapping it, or counter means during the instances.
     double slow = 0, fast = 0;
+    friend bool operator==(const Coincidence&, const Coincidence&) = default;
 };
 
 /// A worker straggles in a step when its work (the step outside collectives) exceeds the
@@ -170,6 +178,7 @@ struct VariabilityReport
     int stepsCompared = 0;  ///< steps seen on at least two workers
     std::vector<Straggler> stragglers;  ///< by decreasing excess
     std::vector<Coincidence> coincidence;
+    friend bool operator==(const VariabilityReport&, const VariabilityReport&) = default;
 };
 
 /// The report of a (merged) partial; `tree` is the run's resource tree.

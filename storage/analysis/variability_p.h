@@ -18,8 +18,8 @@ struct WorkerMap
     std::vector<bool> native;
 };
 
-WorkerMap mapWorkers(const VariabilityPartial& partial, const model::ResourceTree& tree,
-    model::WorkerLevel level);
+WorkerMap mapWorkers(
+    const VariabilityPartial& partial, const model::ResourceTree& tree, model::WorkerLevel level);
 
 /// The ancestor of `track` (or itself) of this kind, or kNoTrack.
 model::TrackId ancestorOfKind(

@@ -60,7 +60,8 @@ TimeNs unionIn(const std::vector<std::pair<TimeNs, TimeNs>>& ranges, TimeNs a, T
 }
 
 /// Time of `list` (sorted by start) inside [a, b).
-TimeNs timeIn(const std::vector<VariabilityInstance>& list, TimeNs maxDurationNs, TimeNs a, TimeNs b)
+TimeNs timeIn(
+    const std::vector<VariabilityInstance>& list, TimeNs maxDurationNs, TimeNs a, TimeNs b)
 {
     auto it = std::lower_bound(list.begin(), list.end(), a - maxDurationNs,
         [](const VariabilityInstance& i, TimeNs t) { return i.startNs < t; });
@@ -158,8 +159,8 @@ std::vector<Straggler> findStragglers(const VariabilityPartial& partial, const W
         if (waited == 0)
             continue;  // no collective in the step: nobody waits for anybody
         ++stepsCompared;
-        const std::size_t top = static_cast<std::size_t>(
-            std::max_element(work.begin(), work.end()) - work.begin());
+        const std::size_t top =
+            static_cast<std::size_t>(std::max_element(work.begin(), work.end()) - work.begin());
         std::vector<TimeNs> others;
         for (std::size_t i = 0; i < work.size(); ++i) {
             if (i != top)
@@ -192,8 +193,8 @@ std::vector<Straggler> findStragglers(const VariabilityPartial& partial, const W
                 for (std::size_t e = 0; e < entries.size(); ++e) {
                     if (entries[e].first != static_cast<std::size_t>(w))
                         continue;
-                    timeOf[e] += timeIn(
-                        list.instances, longest, entries[e].second.startNs, entries[e].second.endNs);
+                    timeOf[e] += timeIn(list.instances, longest, entries[e].second.startNs,
+                        entries[e].second.endNs);
                     any = true;
                 }
             }
@@ -215,8 +216,8 @@ std::vector<Straggler> findStragglers(const VariabilityPartial& partial, const W
             if (ns > 0)
                 s.causes.push_back({ name, ns });
         }
-        std::sort(s.causes.begin(), s.causes.end(),
-            [](const StragglerCause& a, const StragglerCause& b) {
+        std::sort(
+            s.causes.begin(), s.causes.end(), [](const StragglerCause& a, const StragglerCause& b) {
                 return a.excessNs != b.excessNs ? a.excessNs > b.excessNs : a.name < b.name;
             });
         if (s.causes.size() > 5)
