@@ -19,9 +19,10 @@ constexpr const char* kUsage = R"(usage:
   strata metrics STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream] [--rules FILE] [--all-workers]
   strata metrics STORE --profile [--json] [--window T0:T1] [--level ...] [--top N]
   strata variability STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream] [--names REGEX] [--top N]
-  strata render STORE -o OUT.png|OUT.svg [--view timeline|flame|metrics|counters|window] [--window T0:T1] [--tracks REGEX]
+  strata render STORE -o OUT.png|OUT.svg [--view timeline|flame|metrics|variability|counters|window] [--window T0:T1] [--tracks REGEX]
                 [--size WxH] [--color-by name|category|role|kernel-metric=METRIC] [--counters REGEX] [--scale 1..4]
                 [--diff-window T0:T1 | --diff-store OTHER.strata]   # flame: differential against a baseline
+                [--names REGEX]   # variability: the names shown
   strata cut STORE -o OUT.strata|OUT.json|OUT.json.gz|OUT.prv [--window T0:T1] [--tracks REGEX] [--filter EXPR] [--rebase]
   strata synth -o OUT.json|OUT.json.gz|OUT.prv|OUT.strata --events N [--ranks R] [--seed S]
   strata bench [--quick] [--json] [--events N] [--queries N] [--no-ingest] [--store STORE]

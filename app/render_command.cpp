@@ -21,6 +21,7 @@
 #include "views/overview_strip.h"
 #include "views/picture_export.h"
 #include "views/timeline_widget.h"
+#include "views/variability_panel.h"
 
 #include <QApplication>
 
@@ -104,9 +105,10 @@ model::TimeRange parseWindow(const std::string& option, const std::string& text)
 
 int renderCommand(const Args& args, int argc, char** argv)
 {
-    ArgParser p(args, {"-o", "--output", "--view", "--window", "--tracks", "--size", "--color-by", "--scale", "--counters",
-                       "--diff-window", "--diff-store"},
-                {});
+    ArgParser p(args,
+        { "-o", "--output", "--view", "--window", "--tracks", "--size", "--color-by", "--scale",
+            "--counters", "--diff-window", "--diff-store", "--names" },
+        {});
     const auto output = p.value("-o") ? p.value("-o") : p.value("--output");
     if (p.positional().size() != 1 || !output)
         throw UsageError{"render needs one STORE and -o OUT.png|OUT.svg"};
@@ -219,6 +221,8 @@ int renderCommand(const Args& args, int argc, char** argv)
             main.efficiency()->waitForReports();
         if (views::onScreen(*main.analyzer()))
             main.analyzer()->waitForProfile();
+        if (views::onScreen(*main.variability()))
+            main.variability()->waitForReport();
         main.overview()->grabStrip();
         if (main.counters())
             main.counters()->waitForData();
@@ -233,6 +237,16 @@ int renderCommand(const Args& args, int argc, char** argv)
         panel.waitForReports();
         QApplication::processEvents();
         views::saveWidgetPicture(out, panel, scale);
+    } else if (view == "variability") {
+        views::VariabilityPanel panel(*store);
+        panel.resize(size);
+        if (window)
+            panel.setWindow(*window);
+        panel.setNamesRegex(p.valueOr("--names", ""));
+        panel.show();
+        panel.waitForReport();
+        QApplication::processEvents();
+        views::saveWidgetPicture(out, panel, scale);
     } else if (view == "counters") {
         views::CounterChartsPanel panel(*store);
         panel.setCounters(chosenCounters(*store, p.value("--counters")));
@@ -245,7 +259,10 @@ int renderCommand(const Args& args, int argc, char** argv)
         QApplication::processEvents();
         views::saveWidgetPicture(out, panel, scale);
     } else {
-        throw UsageError{"--view expects timeline, flame, metrics, counters or window (got '" + view + "')"};
+        throw UsageError {
+            "--view expects timeline, flame, metrics, variability, counters or window (got '" + view
+            + "')"
+        };
     }
     std::printf("rendered %s (%dx%d, view %s)\n", output->c_str(), size.width(), size.height(), view.c_str());
     return kExitOk;

@@ -41,8 +41,9 @@ DurationStats durationStats(std::vector<TimeNs>& durations)
     s.p95Ns = nearestRankQuantile(durations, 0.95);
     s.p99Ns = nearestRankQuantile(durations, 0.99);
     s.maxNs = durations.back();
-    const TimeNs q1 = nearestRankQuantile(durations, 0.25);
-    const TimeNs q3 = nearestRankQuantile(durations, 0.75);
+    s.minNs = durations.front();
+    const TimeNs q1 = s.q1Ns = nearestRankQuantile(durations, 0.25);
+    const TimeNs q3 = s.q3Ns = nearestRankQuantile(durations, 0.75);
     // Doubled to stay in integers: d > q3 + 1.5 (q3 - q1)  <=>  2 d > 2 q3 + 3 (q3 - q1).
     const TimeNs fence2 = 2 * q3 + 3 * (q3 - q1);
     const auto firstOutlier = std::upper_bound(durations.begin(), durations.end(), fence2,

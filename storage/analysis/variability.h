@@ -42,6 +42,7 @@ struct DurationStats
     model::TimeNs totalNs = 0;
     double meanNs = 0;
     model::TimeNs p50Ns = 0, p95Ns = 0, p99Ns = 0, maxNs = 0;
+    model::TimeNs minNs = 0, q1Ns = 0, q3Ns = 0;  ///< with p50 and max: a box plot
     double stddevNs = 0;  ///< population standard deviation
     double cv = 0;  ///< stddev / mean (0 when the mean is 0)
     std::int64_t outliers = 0;  ///< instances longer than Q3 + 1.5 IQR
