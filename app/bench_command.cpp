@@ -5,6 +5,7 @@
 
 #include "bench/flame_bench.h"
 #include "bench/store_bench.h"
+#include "bench/variability_bench.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -37,8 +38,8 @@ void printProgress(const bench::Metric& m)
 
 int benchCommand(const Args& args)
 {
-    ArgParser p(
-        args, { "--events", "--queries", "--store" }, { "--quick", "--json", "--no-ingest", "--flame" });
+    ArgParser p(args, { "--events", "--queries", "--store" },
+        { "--quick", "--json", "--no-ingest", "--flame", "--variability" });
     bench::BenchOptions options;
     options.quick = p.flag("--quick");
     if (p.value("--events"))
@@ -50,11 +51,13 @@ int benchCommand(const Args& args)
         options.store = *store;
     }
     const bool json = p.flag("--json");
-    const auto metrics = p.flag("--flame")
-        ? bench::runFlameBench({options.eventCounts.empty() ? 10'000'000 : options.eventCounts.front(),
-                                p.value("--queries") ? options.queries : 40},
-                               json ? printJsonLine : printProgress)
-        : bench::runStoreBench(options, json ? printJsonLine : printProgress);
+    const auto report = json ? printJsonLine : printProgress;
+    const long long events = options.eventCounts.empty() ? 10'000'000 : options.eventCounts.front();
+    const auto metrics = p.flag("--variability")
+        ? bench::runVariabilityBench({ events, 3, options.store }, report)
+        : p.flag("--flame")
+        ? bench::runFlameBench({ events, p.value("--queries") ? options.queries : 40 }, report)
+        : bench::runStoreBench(options, report);
     if (json)
         return kExitOk;
     // The readable table: one row per metric, one column per case.

@@ -26,6 +26,7 @@ constexpr const char* kUsage = R"(usage:
   strata cut STORE -o OUT.strata|OUT.json|OUT.json.gz|OUT.prv [--window T0:T1] [--tracks REGEX] [--filter EXPR] [--rebase]
   strata synth -o OUT.json|OUT.json.gz|OUT.prv|OUT.strata --events N [--ranks R] [--seed S]
   strata bench [--quick] [--json] [--events N] [--queries N] [--no-ingest] [--store STORE]
+  strata bench --variability [--json] [--events N] [--store STORE]
   strata [FILE...]       # the GUI: a store, or traces as ingest takes them (the demo when no FILE)
 Times accept units: 12.5ms, 300us, 42ns, 2s (plain numbers are ns).
 )";

@@ -178,19 +178,10 @@ int variabilityCommand(const Args& args)
     if (p.positional().size() != 1)
         throw UsageError { "variability needs exactly one STORE" };
     storage::VariabilityRequest request;
-    if (auto w = p.value("--window")) {
-        const auto range = model::parseTimeRange(*w);
-        if (!range)
-            throw UsageError { "--window expects T0:T1 with T0 < T1 (units ns, us, ms, s), not "
-                + *w };
-        request.window = *range;
-    }
-    if (auto level = p.value("--level")) {
-        const auto parsed = model::parseWorkerLevel(*level);
-        if (!parsed)
-            throw UsageError { "--level expects process, thread, gpu or stream, not " + *level };
-        request.level = *parsed;
-    }
+    if (const auto window = windowOption(p))
+        request.window = *window;
+    if (const auto level = levelOption(p))
+        request.level = *level;
     request.namesRegex = p.valueOr("--names", "");
     request.top = static_cast<int>(p.integer("--top", 10, 1, 1'000'000));
     storage::StoreReader store(p.positional()[0]);

@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 
 using namespace strata;
 
@@ -69,4 +71,21 @@ TEST_CASE("issue 18: strata variability rejects bad options with one line", "[cl
     const auto missing = test::runStrata({ "variability", (dir / "none.strata").string() });
     CHECK(missing.exitCode == 1);
     CHECK(std::count(missing.err.begin(), missing.err.end(), '\n') == 1);
+}
+
+TEST_CASE(
+    "issue 18: strata render --view variability draws the dock headless", "[cli][variability]") {
+    test::TempDir dir;
+    const std::string store = ingestFixture(dir);
+    const std::string svg = (dir / "v.svg").string();
+    const auto r =
+        test::runStrata({ "render", store, "--view", "variability", "--names", "wait", "-o", svg });
+    INFO(r.err);
+    REQUIRE(r.exitCode == 0);
+    std::ifstream in(svg);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // Text as text: the chosen name, the workers on the axis, the straggler and its cause.
+    CHECK_THAT(text,
+        Catch::Contains("dataloader_wait: 20 instances") && Catch::Contains("rank 3")
+            && Catch::Contains("cause: dataloader_wait") && !Catch::Contains("sm90_gemm"));
 }
