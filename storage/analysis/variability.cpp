@@ -116,6 +116,12 @@ void VariabilityPartial::collect(
                 }
             }
         }
+        // Growth leaves up to half of each list unused: give it back per track, while
+        // the lists this track added to are known.
+        for (TrackInstances* list : listOf) {
+            if (list)
+                list->instances.shrink_to_fit();
+        }
     }
 }
 

@@ -38,18 +38,19 @@ struct Device
     std::vector<TrackId> counters;
 };
 
-/// Merges ranges sorted by start into disjoint ones, so overlaps() stops at the first.
+/// Sorts and merges ranges into disjoint ones, in place, so that a binary search finds
+/// the only candidate.
 void mergeRanges(Ranges& r)
 {
     std::sort(r.begin(), r.end());
-    Ranges out;
-    for (const auto& [s, e] : r) {
-        if (!out.empty() && s <= out.back().second)
-            out.back().second = std::max(out.back().second, e);
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+        if (kept > 0 && r[i].first <= r[kept - 1].second)
+            r[kept - 1].second = std::max(r[kept - 1].second, r[i].second);
         else
-            out.emplace_back(s, e);
+            r[kept++] = r[i];
     }
-    r = std::move(out);
+    r.resize(kept);
 }
 
 bool overlapsMerged(const Ranges& merged, TimeNs a, TimeNs b)
@@ -124,20 +125,23 @@ std::vector<Coincidence> findCoincidences(const VariabilityPartial& partial,
             placed[t] = place(tree, t);
         return *placed[t];
     };
+    // Transfers and comm are few; activity is every interval, so it is gathered one owner
+    // at a time and merged at once (nested and back-to-back intervals collapse), and only
+    // on devices that more than one owner shares.
+    std::map<TrackId, std::vector<const TrackInstances*>> listsOf;  // owner -> its lists
     for (const auto& [name, tracks] : partial.names) {
         for (const auto& [track, list] : tracks) {
             const Placement& p = placement(track);
             Device& d = devices[p.device];
+            d.byOwner.try_emplace(p.owner);
+            listsOf[p.owner].push_back(&list);
             Ranges* sink = list.role == model::Role::Transfer ? &d.transfer
                 : list.role == model::Role::Comm              ? &d.comm
                                                               : nullptr;
-            Ranges& owner = d.byOwner[p.owner];
-            for (const VariabilityInstance& i : list.instances) {
-                if (sink)
-                    sink->emplace_back(i.startNs, i.startNs + i.durationNs);
-                if (list.role != model::Role::Idle)
-                    owner.emplace_back(i.startNs, i.startNs + i.durationNs);
-            }
+            if (!sink)
+                continue;
+            for (const VariabilityInstance& i : list.instances)
+                sink->emplace_back(i.startNs, i.startNs + i.durationNs);
         }
     }
     for (const auto& [track, samples] : partial.counters)
@@ -145,8 +149,20 @@ std::vector<Coincidence> findCoincidences(const VariabilityPartial& partial,
     for (auto& [key, d] : devices) {
         mergeRanges(d.transfer);
         mergeRanges(d.comm);
-        for (auto& [owner, r] : d.byOwner)
+        if (d.byOwner.size() < 2) {
+            d.byOwner.clear();
+            continue;
+        }
+        for (auto& [owner, r] : d.byOwner) {
+            for (const TrackInstances* list : listsOf[owner]) {
+                if (list->role == model::Role::Idle)
+                    continue;
+                for (const VariabilityInstance& i : list->instances)
+                    r.emplace_back(i.startNs, i.startNs + i.durationNs);
+            }
             mergeRanges(r);
+            r.shrink_to_fit();
+        }
     }
 
     std::vector<Coincidence> out;
