@@ -34,6 +34,11 @@ void appendStats(std::string& out, const DurationStats& s)
         + ", \"variability_cost_ns\": " + std::to_string(s.costNs);
 }
 
+std::string side(bool device)
+{
+    return device ? "\"device\"" : "\"host\"";
+}
+
 /// Joins items produced by `each` with ", ".
 template<typename Range, typename Each>
 std::string list(const Range& items, Each each)
@@ -59,7 +64,7 @@ std::string variabilityJson(const storage::VariabilityReport& r)
     for (const NameVariability& n : r.names) {
         out += first ? "\n    {" : ",\n    {";
         first = false;
-        out += "\"name\": " + model::jsonString(n.name)
+        out += "\"name\": " + model::jsonString(n.name) + ", \"side\": " + side(n.device)
             + ", \"role\": " + model::jsonString(model::roleName(n.role)) + ", ";
         appendStats(out, n.stats);
         out += ",\n     \"workers\": " + list(n.workers, [](const WorkerVariability& w) {
@@ -101,7 +106,7 @@ std::string variabilityJson(const storage::VariabilityReport& r)
         + ",\n  \"coincidence\": "
         + list(r.coincidence,
             [](const Coincidence& c) {
-                return "{\"name\": " + model::jsonString(c.name)
+                return "{\"name\": " + model::jsonString(c.name) + ", \"side\": " + side(c.device)
                     + ", \"with\": " + model::jsonString(c.with) + ", \"slow\": " + number(c.slow)
                     + ", \"fast\": " + number(c.fast) + "}";
             })
@@ -132,7 +137,7 @@ std::string variabilityTable(const storage::VariabilityReport& r)
         "name / worker", "count", "total", "p50", "p95", "max", "cv", "outl", "cost");
     out += head;
     for (const NameVariability& n : r.names) {
-        out += row(n.name, n.stats);
+        out += row(n.device ? n.name + " (GPU)" : n.name, n.stats);
         for (const WorkerVariability& w : n.workers)
             out += row("  " + w.worker, w.stats,
                 w.systematicallySlower ? "  slower (x" + number(w.medianRatio) + " median)" : "");
@@ -164,8 +169,8 @@ std::string variabilityTable(const storage::VariabilityReport& r)
     if (!r.coincidence.empty())
         out += "\ncoincidence (slow = longest tenth, fast = shorter half)\n";
     for (const Coincidence& c : r.coincidence) {
-        out += "  " + c.name.substr(0, 44) + "  " + c.with + "  slow " + number(c.slow) + "  fast "
-            + number(c.fast) + "\n";
+        out += "  " + c.name.substr(0, 44) + (c.device ? " (GPU)" : "") + "  " + c.with + "  slow "
+            + number(c.slow) + "  fast " + number(c.fast) + "\n";
     }
     return out;
 }

@@ -107,10 +107,13 @@ VariabilityPanel::VariabilityPanel(storage::StoreReader& store, QWidget* parent)
     m_details->setUniformRowHeights(true);
     connect(m_details, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
         const int kind = item->data(0, Qt::UserRole).toInt();
-        if (kind == kInstanceRow && m_nameBox->currentIndex() >= 0) {
+        const int name = m_nameBox->currentIndex();
+        if (kind == kInstanceRow && m_report && name >= 0
+            && static_cast<std::size_t>(name) < m_report->names.size()) {
             emit instanceActivated(
                 static_cast<model::TrackId>(item->data(0, Qt::UserRole + 1).toLongLong()),
-                item->data(0, Qt::UserRole + 2).toLongLong(), m_nameBox->currentText());
+                item->data(0, Qt::UserRole + 2).toLongLong(),
+                text(m_report->names[static_cast<std::size_t>(name)].name));
         } else if (kind == kStepRow) {
             emit stepActivated({ item->data(0, Qt::UserRole + 1).toLongLong(),
                 item->data(0, Qt::UserRole + 2).toLongLong() });
@@ -207,7 +210,7 @@ void VariabilityPanel::compute()
                 m_nameBox->blockSignals(true);
                 m_nameBox->clear();
                 for (const storage::NameVariability& n : m_report->names)
-                    m_nameBox->addItem(text(n.name));
+                    m_nameBox->addItem(n.device ? text(n.name) + tr(" (GPU)") : text(n.name));
                 // Keep the name the user chose while the window moves.
                 m_nameBox->setCurrentIndex(std::max(0, m_nameBox->findText(current)));
                 m_nameBox->blockSignals(false);
@@ -270,7 +273,7 @@ void VariabilityPanel::rebuild()
         auto* coincidence =
             new QTreeWidgetItem(m_details, { tr("During the slowest tenth vs the faster half") });
         for (const storage::Coincidence& c : m_report->coincidence) {
-            if (c.name != name->name)
+            if (c.name != name->name || c.device != name->device)
                 continue;
             if (c.with.starts_with("counter:"))
                 row(coincidence,

@@ -242,34 +242,36 @@ WorkerMap mapWorkers(
 
 namespace {
 
-NameVariability nameVariability(const std::string& name,
-    const std::map<TrackId, TrackInstances>& tracks, const detail::WorkerMap& map, int slowest)
+using TrackLists = std::vector<std::pair<TrackId, const TrackInstances*>>;
+
+NameVariability nameVariability(
+    const std::string& name, const TrackLists& tracks, const detail::WorkerMap& map, int slowest)
 {
     NameVariability out;
     out.name = name;
-    out.role = tracks.begin()->second.role;
+    out.role = tracks.front().second->role;
     std::vector<TimeNs> all;
     std::vector<std::vector<TimeNs>> perWorker(map.workers.size());
     std::vector<SlowInstance> slow;
     for (const auto& [track, list] : tracks) {
         const int w = map.workerOf[track];
-        for (const VariabilityInstance& i : list.instances) {
+        for (const VariabilityInstance& i : list->instances) {
             all.push_back(i.durationNs);
             if (w >= 0)
                 perWorker[static_cast<std::size_t>(w)].push_back(i.durationNs);
         }
         // The slowest of this track, by (duration desc, start asc): enough candidates.
-        std::vector<VariabilityInstance> mine = list.instances;
-        const auto keep = std::min<std::size_t>(mine.size(), static_cast<std::size_t>(slowest));
-        std::partial_sort(mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(keep),
+        std::vector<VariabilityInstance> mine(
+            std::min<std::size_t>(list->instances.size(), static_cast<std::size_t>(slowest)));
+        std::partial_sort_copy(list->instances.begin(), list->instances.end(), mine.begin(),
             mine.end(), [](const VariabilityInstance& a, const VariabilityInstance& b) {
                 return a.durationNs != b.durationNs ? a.durationNs > b.durationNs
                                                     : a.startNs < b.startNs;
             });
-        for (std::size_t i = 0; i < keep; ++i) {
+        for (const VariabilityInstance& i : mine) {
             slow.push_back(
                 { w >= 0 ? map.workers[static_cast<std::size_t>(w)].name : std::to_string(track),
-                    track, mine[i].startNs, mine[i].durationNs });
+                    track, i.startNs, i.durationNs });
         }
     }
     out.stats = durationStats(all);
@@ -319,13 +321,24 @@ VariabilityReport finishVariability(
     for (const auto& [name, tracks] : partial.names) {
         if (filter && !std::regex_search(name, *filter))
             continue;
-        report.names.push_back(nameVariability(name, tracks, map, request.slowest));
+        TrackLists sides[2];  // host, device
+        for (const auto& [track, list] : tracks) {
+            const bool device =
+                detail::ancestorOfKind(tree, track, model::ResourceKind::Gpu) != model::kNoTrack;
+            sides[device ? 1 : 0].emplace_back(track, &list);
+        }
+        for (int side = 0; side < 2; ++side) {
+            if (sides[side].empty())
+                continue;
+            report.names.push_back(nameVariability(name, sides[side], map, request.slowest));
+            report.names.back().device = side == 1;
+        }
     }
     std::sort(report.names.begin(), report.names.end(),
         [](const NameVariability& a, const NameVariability& b) {
             if (a.stats.costNs != b.stats.costNs)
                 return a.stats.costNs > b.stats.costNs;
-            return a.name < b.name;
+            return a.name != b.name ? a.name < b.name : a.device < b.device;
         });
     if (report.names.size() > static_cast<std::size_t>(request.top))
         report.names.resize(static_cast<std::size_t>(request.top));

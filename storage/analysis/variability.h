@@ -122,6 +122,9 @@ struct SlowInstance
 struct NameVariability
 {
     std::string name;
+    /// Instances on GPU tracks. A name on both sides (Kineto mirrors every user range as a
+    /// gpu_user_annotation) is two entries: host and device durations do not mix.
+    bool device = false;
     model::Role role = model::Role::Useful;
     DurationStats stats;
     std::vector<WorkerVariability> workers;  ///< in worker (tree) order
@@ -156,6 +159,7 @@ struct Straggler
 struct Coincidence
 {
     std::string name;
+    bool device = false;  ///< of the device-side entry of the name
     std::string with;  ///< "memcpy", "comm", "other_process" or "counter:NAME"
     /// Shares of instances overlapping it, or counter means during the instances.
     double slow = 0, fast = 0;

@@ -174,6 +174,8 @@ std::vector<Coincidence> findCoincidences(const VariabilityPartial& partial,
         };
         std::vector<Item> items;
         for (const auto& [track, list] : partial.names.find(nv.name)->second) {
+            if ((ancestorOfKind(tree, track, ResourceKind::Gpu) != model::kNoTrack) != nv.device)
+                continue;
             for (const VariabilityInstance& i : list.instances)
                 items.push_back({ i.durationNs, i.startNs, track });
         }
@@ -218,7 +220,7 @@ std::vector<Coincidence> findCoincidences(const VariabilityPartial& partial,
             const double slow = a[2] > 0 ? a[0] / a[2] : 0;
             const double fast = a[3] > 0 ? a[1] / a[3] : 0;
             if (slow != 0 || fast != 0)
-                out.push_back({ nv.name, with, slow, fast });
+                out.push_back({ nv.name, nv.device, with, slow, fast });
         }
     }
     return out;

@@ -37,15 +37,15 @@ TEST_CASE("issue 18: strata variability --json names the straggler, its cause an
              "\"total_ns\": ", "\"mean_ns\": ", "\"p50_ns\": ", "\"p95_ns\": ", "\"p99_ns\": ",
              "\"max_ns\": ", "\"stddev_ns\": ", "\"cv\": ", "\"outliers\": ", "\"slowest\": [",
              "\"stragglers\": [", "\"excess_ns\": ", "\"steps\": ", "\"causes\": [",
-             "\"coincidence\": [", "\"with\": ", "\"slow\": ", "\"fast\": " })
+             "\"coincidence\": [", "\"side\": ", "\"with\": ", "\"slow\": ", "\"fast\": " })
         CHECK_THAT(r.out, Catch::Contains(key));
     CHECK_THAT(r.out,
         Catch::Contains("\"stragglers\": [{\"worker\": \"rank 2\", \"excess_ns\": 144500000"));
     CHECK_THAT(r.out,
         Catch::Contains("\"causes\": [{\"name\": \"dataloader_wait\", \"excess_ns\": 144500000}"));
     CHECK_THAT(r.out,
-        Catch::Contains(
-            "{\"name\": \"sm90_gemm\", \"with\": \"memcpy\", \"slow\": 1, \"fast\": 0}"));
+        Catch::Contains("{\"name\": \"sm90_gemm\", \"side\": \"device\", \"with\": \"memcpy\", "
+                        "\"slow\": 1, \"fast\": 0}"));
     // --top bounds the names; the first is the costliest.
     CHECK_THAT(r.out, Catch::Contains("\"names\": [\n    {\"name\": \"dataloader_wait\""));
 

@@ -246,6 +246,46 @@ TEST_CASE("a rank sleeping in dataloader_wait is the first straggler, dataloader
         CHECK(w.systematicallySlower == (w.worker == "rank 2" || w.worker == "rank 3"));
 }
 
+TEST_CASE("without ProfilerStep ranges the collectives delimit the steps", "[variability]") {
+    // 3 MPI ranks, 6 iterations of compute then MPI_Allreduce until the slowest arrives;
+    // rank 1 computes 3 ms in "halo" where the others compute 1 ms in "solve".
+    test::TempDir dir;
+    const auto path = dir / "mpi.strata";
+    {
+        storage::StoreBuilder b(path);
+        std::vector<model::TrackId> threads;
+        for (int r = 0; r < 3; ++r) {
+            const auto p = b.addTrack(
+                model::kNoTrack, model::ResourceKind::Process, "rank " + std::to_string(r));
+            threads.push_back(b.addTrack(p, model::ResourceKind::Thread, "main"));
+        }
+        TimeNs t = 0;
+        for (int k = 0; k < 6; ++k) {
+            for (int r = 0; r < 3; ++r) {
+                const TimeNs work = r == 1 ? 3'000'000 : 1'000'000;
+                const model::Interval compute { t, t + work, b.intern(r == 1 ? "halo" : "solve"),
+                    {}, 0 };
+                const model::Interval allreduce { t + work, t + 3'100'000,
+                    b.intern("MPI_Allreduce"), {}, 0, model::Role::Comm };
+                b.addInterval(threads[static_cast<std::size_t>(r)], compute);
+                b.addInterval(threads[static_cast<std::size_t>(r)], allreduce);
+            }
+            t += 3'100'000;
+        }
+        b.finish();
+    }
+    storage::StoreReader store(path);
+    const storage::VariabilityReport r = storage::computeVariability(store, {});
+    CHECK(r.stepSource == "collectives");
+    CHECK(r.stepsCompared == 5);  // between the ends of the 6 all-reduces
+    REQUIRE(r.stragglers.size() == 1);
+    CHECK(r.stragglers.front().worker == "rank 1");
+    CHECK(r.stragglers.front().steps.size() == 5);
+    CHECK(r.stragglers.front().excessNs == 5 * 2'000'000);  // 3 ms of work against 1 ms
+    REQUIRE(!r.stragglers.front().causes.empty());
+    CHECK(r.stragglers.front().causes.front().name == "halo");
+}
+
 TEST_CASE(
     "the slow instances of a kernel are those overlapping a memcpy on their GPU", "[variability]") {
     // In the same fixture one sm90_gemm in ten shares its GPU with a memcpy and takes
@@ -283,7 +323,9 @@ TEST_CASE("the four even DDP ranks of the real H100 run name no straggler (issue
     }
     test::TempDir dir;
     storage::StoreReader store(importChrome(ranks, dir / "ddp.strata"));
-    const storage::VariabilityReport r = storage::computeVariability(store, {});
+    storage::VariabilityRequest request;
+    request.top = 100'000;
+    const storage::VariabilityReport r = storage::computeVariability(store, request);
     CHECK(r.stepSource == "ProfilerStep");
     CHECK(r.stepsCompared == 3);  // ProfilerStep#2..4 on all four ranks
     CHECK(r.stragglers.empty());
@@ -295,4 +337,15 @@ TEST_CASE("the four even DDP ranks of the real H100 run name no straggler (issue
     REQUIRE(linear->workers.size() == 4);
     CHECK(linear->workers[0].worker == "rank 0");
     CHECK(linear->stats.count == 408);
+    // Kineto mirrors each step on the GPU (gpu_user_annotation): host and device apart.
+    int steps = 0;
+    for (const auto& n : r.names) {
+        if (n.name != "ProfilerStep#3")
+            continue;
+        ++steps;
+        CHECK(n.stats.count == 4);
+        if (!n.device)
+            CHECK(n.stats.minNs > 60'000'000);  // the host steps, not the GPU's ~10 ms
+    }
+    CHECK(steps == 2);
 }
