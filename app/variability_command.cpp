@@ -110,6 +110,15 @@ std::string variabilityJson(const storage::VariabilityReport& r)
                     + ", \"with\": " + model::jsonString(c.with) + ", \"slow\": " + number(c.slow)
                     + ", \"fast\": " + number(c.fast) + "}";
             })
+        + ",\n  \"kernel_metrics\": "
+        + list(r.kernelMetrics,
+            [](const KernelMetricVariability& k) {
+                return "{\"kernel\": " + model::jsonString(k.kernel) + ", \"metric\": "
+                    + model::jsonString(k.metric) + ", \"unit\": " + model::jsonString(k.unit)
+                    + ", \"count\": " + std::to_string(k.count) + ", \"mean\": " + number(k.mean)
+                    + ", \"stddev\": " + number(k.stddev) + ", \"cv\": " + number(k.cv)
+                    + ", \"min\": " + number(k.min) + ", \"max\": " + number(k.max) + "}";
+            })
         + "\n}\n";
     return out;
 }
@@ -171,6 +180,15 @@ std::string variabilityTable(const storage::VariabilityReport& r)
     for (const Coincidence& c : r.coincidence) {
         out += "  " + c.name.substr(0, 44) + (c.device ? " (GPU)" : "") + "  " + c.with + "  slow "
             + number(c.slow) + "  fast " + number(c.fast) + "\n";
+    }
+    if (!r.kernelMetrics.empty())
+        out += "\nkernel metrics across instances (Nsight Compute), largest CV first\n";
+    for (const KernelMetricVariability& k : r.kernelMetrics) {
+        if (k.cv == 0)
+            continue;
+        out += "  " + k.kernel.substr(0, 44) + "  " + k.metric + "  n " + std::to_string(k.count)
+            + "  mean " + number(k.mean) + " " + k.unit + "  cv " + number(k.cv) + "  min "
+            + number(k.min) + "  max " + number(k.max) + "\n";
     }
     return out;
 }

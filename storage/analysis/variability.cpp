@@ -59,6 +59,7 @@ void VariabilityPartial::collect(
     StoreReader& store, std::span<const TrackId> tracks, model::TimeRange window)
 {
     const model::StringTable& strings = store.strings();
+    const bool hasKernelMetrics = !store.kernelMetricNames().empty();
     for (TrackId track : tracks) {
         if (store.resources().track(track).kind == model::ResourceKind::Counter) {
             auto& out = counters[track];
@@ -122,6 +123,34 @@ void VariabilityPartial::collect(
             if (list)
                 list->instances.shrink_to_fit();
         }
+        if (hasKernelMetrics)
+            collectKernelMetrics(store, track, window);
+    }
+}
+
+void VariabilityPartial::collectKernelMetrics(
+    StoreReader& store, TrackId track, model::TimeRange window)
+{
+    const std::vector<model::KernelMetric> metrics = store.kernelMetrics(track);
+    if (metrics.empty())
+        return;
+    // A metric names its kernel by (track, start): the kernel is the interval there.
+    std::vector<std::pair<TimeNs, model::StringId>> kernels;
+    for (const model::Interval& e : store.intervals(track, window.startNs, window.endNs))
+        kernels.emplace_back(e.startNs, e.name);
+    std::sort(kernels.begin(), kernels.end());
+    const model::StringTable& strings = store.strings();
+    for (const model::KernelMetric& m : metrics) {
+        if (m.startNs < window.startNs || m.startNs >= window.endNs)
+            continue;
+        const auto k = std::lower_bound(
+            kernels.begin(), kernels.end(), std::make_pair(m.startNs, model::StringId { 0 }));
+        if (k == kernels.end() || k->first != m.startNs)
+            continue;
+        MetricValues& values = kernelMetrics[std::string(strings.text(k->second))]
+                                            [std::string(strings.text(m.metric))];
+        values.unit = strings.text(m.unit);
+        values.values.push_back(m.value);
     }
 }
 
@@ -139,6 +168,13 @@ void VariabilityPartial::merge(VariabilityPartial&& other)
     for (auto& [track, samples] : other.counters) {
         auto& mine = counters[track];
         mine.insert(mine.end(), samples.begin(), samples.end());
+    }
+    for (auto& [kernel, metrics] : other.kernelMetrics) {
+        for (auto& [metric, values] : metrics) {
+            MetricValues& mine = kernelMetrics[kernel][metric];
+            mine.unit = values.unit;
+            mine.values.insert(mine.values.end(), values.values.begin(), values.values.end());
+        }
     }
     other = {};
 }
@@ -161,6 +197,10 @@ void VariabilityPartial::normalize()
             });
         // A window split repeats the sample carried into the second window.
         samples.erase(std::unique(samples.begin(), samples.end()), samples.end());
+    }
+    for (auto& [kernel, metrics] : kernelMetrics) {
+        for (auto& [metric, values] : metrics)
+            std::sort(values.values.begin(), values.values.end());
     }
 }
 
@@ -299,6 +339,43 @@ NameVariability nameVariability(
     return out;
 }
 
+/// Per kernel with two instances or more, its `top` metrics of largest CV; all by
+/// decreasing CV. Values are sorted (normalize), so sums are the same for any grouping.
+std::vector<KernelMetricVariability> kernelMetricVariability(
+    const VariabilityPartial& partial, int top)
+{
+    std::vector<KernelMetricVariability> out;
+    for (const auto& [kernel, metrics] : partial.kernelMetrics) {
+        std::vector<KernelMetricVariability> mine;
+        for (const auto& [metric, values] : metrics) {
+            const std::vector<double>& v = values.values;
+            if (v.size() < 2)
+                continue;
+            KernelMetricVariability k { kernel, metric, values.unit,
+                static_cast<std::int64_t>(v.size()) };
+            double sum = 0, squares = 0;
+            for (double x : v)
+                sum += x;
+            k.mean = sum / static_cast<double>(v.size());
+            for (double x : v)
+                squares += (x - k.mean) * (x - k.mean);
+            k.stddev = std::sqrt(squares / static_cast<double>(v.size()));
+            k.cv = k.mean != 0 ? k.stddev / std::abs(k.mean) : 0;
+            k.min = v.front();
+            k.max = v.back();
+            mine.push_back(std::move(k));
+        }
+        std::stable_sort(
+            mine.begin(), mine.end(), [](const auto& a, const auto& b) { return a.cv > b.cv; });
+        if (mine.size() > static_cast<std::size_t>(top))
+            mine.resize(static_cast<std::size_t>(top));
+        out.insert(out.end(), mine.begin(), mine.end());
+    }
+    std::stable_sort(
+        out.begin(), out.end(), [](const auto& a, const auto& b) { return a.cv > b.cv; });
+    return out;
+}
+
 }  // namespace
 
 VariabilityReport finishVariability(
@@ -346,6 +423,7 @@ VariabilityReport finishVariability(
     report.stragglers =
         detail::findStragglers(partial, map, report.stepSource, report.stepsCompared);
     report.coincidence = detail::findCoincidences(partial, tree, report.names);
+    report.kernelMetrics = kernelMetricVariability(partial, request.top);
     return report;
 }
 

@@ -70,6 +70,14 @@ struct TrackInstances
     friend bool operator==(const TrackInstances&, const TrackInstances&) = default;
 };
 
+/// One hardware metric's values over the instances of one kernel (Nsight Compute).
+struct MetricValues
+{
+    std::string unit;
+    std::vector<double> values;
+    friend bool operator==(const MetricValues&, const MetricValues&) = default;
+};
+
 class VariabilityPartial
 {
 public:
@@ -86,7 +94,12 @@ public:
     std::map<std::string, std::map<model::TrackId, TrackInstances>, std::less<>> names;
     /// counter track -> its samples, by time
     std::map<model::TrackId, std::vector<model::CounterSample>> counters;
+    /// kernel name text -> metric text -> values of the kernel's instances in the window
+    std::map<std::string, std::map<std::string, MetricValues>, std::less<>> kernelMetrics;
     friend bool operator==(const VariabilityPartial&, const VariabilityPartial&) = default;
+
+private:
+    void collectKernelMetrics(StoreReader& store, model::TrackId track, model::TimeRange window);
 };
 
 struct VariabilityRequest
@@ -166,6 +179,16 @@ struct Coincidence
     friend bool operator==(const Coincidence&, const Coincidence&) = default;
 };
 
+/// How a per-kernel hardware metric varies across the kernel's instances.
+struct KernelMetricVariability
+{
+    std::string kernel, metric, unit;
+    std::int64_t count = 0;
+    double mean = 0, stddev = 0, cv = 0, min = 0, max = 0;
+    friend bool operator==(
+        const KernelMetricVariability&, const KernelMetricVariability&) = default;
+};
+
 /// A worker straggles in a step when its work (the step outside collectives) exceeds the
 /// median of the other workers' by at least this share of the step's median length. The
 /// four DDP ranks of shared/data/real/h100 (uneven batches of 8 to 24 sequences, gloo)
@@ -183,6 +206,8 @@ struct VariabilityReport
     int stepsCompared = 0;  ///< steps seen on at least two workers
     std::vector<Straggler> stragglers;  ///< by decreasing excess
     std::vector<Coincidence> coincidence;
+    /// Kernels with at least two instances, by decreasing CV (at most `top` per kernel).
+    std::vector<KernelMetricVariability> kernelMetrics;
     friend bool operator==(const VariabilityReport&, const VariabilityReport&) = default;
 };
 

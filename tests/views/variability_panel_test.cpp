@@ -68,6 +68,15 @@ TEST_CASE("the variability panel draws a box per worker and lists the straggler'
     CHECK(range.startNs == 82'000'000);
     CHECK(range.endNs == 82'000'000 + 40'600'000);
 
+    // A worker's box names the worker and its tracks (the timeline shows only those).
+    QSignalSpy workers(&panel, &views::VariabilityPanel::workerActivated);
+    emit boxes->clicked(boxes->boxSets()[2]);
+    REQUIRE(workers.count() == 1);
+    CHECK(workers.front().front().toString() == QStringLiteral("rank 2"));
+    const auto tracks = workers.front()[1].value<std::vector<model::TrackId>>();
+    REQUIRE(tracks.size() == 1);
+    CHECK(store.resources().path(tracks.front()).starts_with("rank 2/"));
+
     // Another name: the boxes follow it.
     panel.setCurrentName(1);
     CHECK(boxes->count() >= 1);

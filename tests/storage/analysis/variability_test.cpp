@@ -5,6 +5,7 @@
 #include "storage/analysis/variability.h"
 
 #include "storage/import/chrome/chrome_json_importer.h"
+#include "storage/import/ncu/ncu_importer.h"
 #include "storage/store/store_builder.h"
 
 #include "tests/support/random_trace.h"
@@ -310,6 +311,38 @@ TEST_CASE(
     REQUIRE(memcpy);
     CHECK(memcpy->slow == 1.0);
     CHECK(memcpy->fast == 0.0);
+}
+
+TEST_CASE("an Nsight Compute CSV alone gets each metric's variability across the instances "
+          "of each kernel (issue 18)",
+    "[variability]") {
+    // raw_small.csv: three gemm instances (1.5, 2 and 1.75 us; 61.25, 70.5 and 65 % SM
+    // throughput) and one axpy (a single instance: nothing varies).
+    test::TempDir dir;
+    const auto path = dir / "ncu.strata";
+    {
+        storage::StoreBuilder builder(path, {});
+        storage::importNcuCsv(
+            std::filesystem::path(STRATA_TEST_DATA_DIR) / "ncu/raw_small.csv", builder);
+        builder.finish();
+    }
+    storage::StoreReader store(path);
+    const storage::VariabilityReport r = storage::computeVariability(store, {});
+    const storage::KernelMetricVariability* time = nullptr;
+    for (const auto& k : r.kernelMetrics) {
+        CHECK(k.kernel.starts_with("void gemm<float, 128>"));
+        if (k.metric == "gpu__time_duration.sum")
+            time = &k;
+    }
+    REQUIRE(time);
+    CHECK(time->count == 3);
+    CHECK(time->unit == "usecond");
+    CHECK(time->mean == Approx(1.75));
+    CHECK(time->stddev == Approx(std::sqrt((0.25 * 0.25 * 2) / 3)));
+    CHECK(time->min == 1.5);
+    CHECK(time->max == 2.0);
+    CHECK(std::is_sorted(r.kernelMetrics.begin(), r.kernelMetrics.end(),
+        [](const auto& a, const auto& b) { return a.cv > b.cv; }));
 }
 
 TEST_CASE("the four even DDP ranks of the real H100 run name no straggler (issue 18)",
