@@ -1,6 +1,7 @@
 #include "views/variability_panel.h"
 
 #include "model/time_units.h"
+#include "storage/store/input_error.h"
 
 #include <QBarCategoryAxis>
 #include <QBoxPlotSeries>
@@ -199,29 +200,51 @@ void VariabilityPanel::compute()
     request.namesRegex = m_namesRegex;
     request.top = 30;
     m_status->setText(tr("computing…"));
-    m_runner.submit([this, &store = m_store, request]() -> LatestJobRunner::Continuation {
-        try {
-            auto report = std::make_shared<storage::VariabilityReport>(
-                storage::computeVariability(store, request));
-            return [this, report] {
-                m_report = std::move(*report);
-                m_status->setText(tr("window %1").arg(duration(m_report->window.durationNs())));
-                const QString current = m_nameBox->currentText();
-                m_nameBox->blockSignals(true);
-                m_nameBox->clear();
-                for (const storage::NameVariability& n : m_report->names)
-                    m_nameBox->addItem(n.device ? text(n.name) + tr(" (GPU)") : text(n.name));
-                // Keep the name the user chose while the window moves.
-                m_nameBox->setCurrentIndex(std::max(0, m_nameBox->findText(current)));
-                m_nameBox->blockSignals(false);
-                rebuild();
+    const std::uint64_t generation = ++m_generation;
+    m_runner.submit(
+        [this, &store = m_store, request, generation]() -> LatestJobRunner::Continuation {
+            int shownPercent = -1;
+            const auto progress = [&](std::uint64_t done, std::uint64_t total) {
+                if (m_generation != generation)
+                    return false;
+                const int percent = total ? static_cast<int>(100 * done / total) : 0;
+                if (percent / 10 != shownPercent / 10) {
+                    shownPercent = percent;
+                    // Queued: runs on the GUI thread, and not at all once the panel is gone.
+                    QMetaObject::invokeMethod(
+                        this,
+                        [this, percent, generation] {
+                            if (m_generation == generation)
+                                m_status->setText(tr("computing… %1%").arg(percent));
+                        },
+                        Qt::QueuedConnection);
+                }
+                return true;
             };
-        } catch (const std::exception& e) {
-            return [this, message = QString::fromUtf8(e.what())] {
-                m_status->setText(tr("failed: %1").arg(message));
-            };
-        }
-    });
+            try {
+                auto report = std::make_shared<storage::VariabilityReport>(
+                    storage::computeVariability(store, request, progress));
+                return [this, report] {
+                    m_report = std::move(*report);
+                    m_status->setText(tr("window %1").arg(duration(m_report->window.durationNs())));
+                    const QString current = m_nameBox->currentText();
+                    m_nameBox->blockSignals(true);
+                    m_nameBox->clear();
+                    for (const storage::NameVariability& n : m_report->names)
+                        m_nameBox->addItem(n.device ? text(n.name) + tr(" (GPU)") : text(n.name));
+                    // Keep the name the user chose while the window moves.
+                    m_nameBox->setCurrentIndex(std::max(0, m_nameBox->findText(current)));
+                    m_nameBox->blockSignals(false);
+                    rebuild();
+                };
+            } catch (const storage::Cancelled&) {
+                return {};  // a newer request runs next
+            } catch (const std::exception& e) {
+                return [this, message = QString::fromUtf8(e.what())] {
+                    m_status->setText(tr("failed: %1").arg(message));
+                };
+            }
+        });
 }
 
 void VariabilityPanel::rebuild()

@@ -4,7 +4,8 @@
 // box plot per worker (min, Q1, median, Q3, max of its durations); beside it the slowest
 // instances of that name, the stragglers with their steps and causes, and what coincides
 // with the name's slow instances. The report runs on a worker thread (LatestJobRunner:
-// the latest window wins), only while the panel is on screen.
+// the latest window wins, and a report that a newer request supersedes stops reading),
+// only while the panel is on screen, with its progress in tracks read.
 //
 // Clicking an instance emits instanceActivated (the timeline shows and selects it), a
 // straggler's step stepActivated (the timeline goes to the step and selects its range),
@@ -16,6 +17,8 @@
 #include "views/on_screen_work.h"
 
 #include <QWidget>
+
+#include <atomic>
 
 class QBoxPlotSeries;
 class QChart;
@@ -74,6 +77,9 @@ private:
     QChartView* m_chartView = nullptr;
     QBoxPlotSeries* m_boxes = nullptr;
     QTreeWidget* m_details = nullptr;
+    /// The newest request: a report still reading tracks for an older one stops (the
+    /// latest window wins without waiting for a stale whole-run read to finish).
+    std::atomic<std::uint64_t> m_generation { 0 };
     OnScreenWork m_work { *this, 150, [this] {
                              compute();
                          } };

@@ -55,12 +55,15 @@ DurationStats durationStats(std::vector<TimeNs>& durations)
     return s;
 }
 
-void VariabilityPartial::collect(
-    StoreReader& store, std::span<const TrackId> tracks, model::TimeRange window)
+void VariabilityPartial::collect(StoreReader& store, std::span<const TrackId> tracks,
+    model::TimeRange window, const ProgressFn& progress)
 {
     const model::StringTable& strings = store.strings();
     const bool hasKernelMetrics = !store.kernelMetricNames().empty();
+    std::uint64_t done = 0;
     for (TrackId track : tracks) {
+        if (progress && !progress(done++, tracks.size()))
+            throw Cancelled();
         if (store.resources().track(track).kind == model::ResourceKind::Counter) {
             auto& out = counters[track];
             const std::vector<StoreReader::TileRef> tiles =
@@ -427,7 +430,8 @@ VariabilityReport finishVariability(
     return report;
 }
 
-VariabilityReport computeVariability(StoreReader& store, const VariabilityRequest& request)
+VariabilityReport computeVariability(
+    StoreReader& store, const VariabilityRequest& request, const ProgressFn& progress)
 {
     const model::TimeRange run = store.activitySpan();
     VariabilityRequest r = request;
@@ -442,7 +446,7 @@ VariabilityReport computeVariability(StoreReader& store, const VariabilityReques
             tracks.push_back(t.id);
     }
     VariabilityPartial partial;
-    partial.collect(store, tracks, read);
+    partial.collect(store, tracks, read, progress);
     return finishVariability(std::move(partial), store.resources(), r);
 }
 

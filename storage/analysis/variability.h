@@ -26,6 +26,7 @@
 
 #include "model/role.h"
 #include "model/workers.h"
+#include "storage/store/progress.h"
 #include "storage/store/store_reader.h"
 
 #include <map>
@@ -82,9 +83,10 @@ class VariabilityPartial
 {
 public:
     /// Reads, exactly, the intervals of `tracks` that start in `window` and the samples of
-    /// the counter tracks among them (with the last sample before the window).
-    void collect(
-        StoreReader& store, std::span<const model::TrackId> tracks, model::TimeRange window);
+    /// the counter tracks among them (with the last sample before the window). `progress`
+    /// hears (tracks done, tracks) before each track; false throws storage::Cancelled.
+    void collect(StoreReader& store, std::span<const model::TrackId> tracks,
+        model::TimeRange window, const ProgressFn& progress = {});
     /// Adds `other` to this one (see the file comment).
     void merge(VariabilityPartial&& other);
     /// Sorts every list, so that equal contents compare equal whatever the grouping.
@@ -216,6 +218,7 @@ VariabilityReport finishVariability(
     VariabilityPartial partial, const model::ResourceTree& tree, const VariabilityRequest& request);
 
 /// The whole pipeline over one store: every track in one partial, then finish.
-VariabilityReport computeVariability(StoreReader& store, const VariabilityRequest& request);
+VariabilityReport computeVariability(
+    StoreReader& store, const VariabilityRequest& request, const ProgressFn& progress = {});
 
 }  // namespace strata::storage

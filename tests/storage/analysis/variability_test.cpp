@@ -6,6 +6,7 @@
 
 #include "storage/import/chrome/chrome_json_importer.h"
 #include "storage/import/ncu/ncu_importer.h"
+#include "storage/store/input_error.h"
 #include "storage/store/store_builder.h"
 
 #include "tests/support/random_trace.h"
@@ -245,6 +246,19 @@ TEST_CASE("a rank sleeping in dataloader_wait is the first straggler, dataloader
     CHECK(r.names.front().name == "dataloader_wait");  // the largest variability cost
     for (const auto& w : wait->workers)
         CHECK(w.systematicallySlower == (w.worker == "rank 2" || w.worker == "rank 3"));
+
+    // Progress counts tracks; declining it stops the read (the dock's newer request).
+    std::uint64_t calls = 0, total = 0;
+    storage::computeVariability(store, {}, [&](std::uint64_t, std::uint64_t t) {
+        ++calls;
+        total = t;
+        return true;
+    });
+    CHECK(calls == total);
+    CHECK(total > 4);
+    CHECK_THROWS_AS(storage::computeVariability(
+                        store, {}, [](std::uint64_t done, std::uint64_t) { return done < 2; }),
+        storage::Cancelled);
 }
 
 TEST_CASE("without ProfilerStep ranges the collectives delimit the steps", "[variability]") {
