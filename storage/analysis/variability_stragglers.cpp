@@ -75,6 +75,19 @@ TimeNs timeIn(
     return total;
 }
 
+struct CauseList
+{
+    std::size_t worker = 0;
+    const TrackInstances* list = nullptr;
+    TimeNs longestNs = 0;
+};
+
+struct CauseName
+{
+    const std::string* name = nullptr;
+    std::vector<CauseList> lists;
+};
+
 struct WorkerSteps
 {
     std::vector<Step> steps;
@@ -141,6 +154,27 @@ std::vector<Straggler> findStragglers(const VariabilityPartial& partial, const W
     }
     stepsCompared = 0;
     stepSource.clear();
+    // The names that can be causes (not steps, not collectives) and their lists on native
+    // tracks, with each list's longest instance, found once for every step.
+    std::vector<CauseName> causeNames;
+    for (const auto& [name, tracks] : partial.names) {
+        if (isStepName(name))
+            continue;
+        CauseName c { &name, {} };
+        bool comm = false;
+        for (const auto& [track, list] : tracks) {
+            comm = comm || list.role == model::Role::Comm;
+            const int w = map.workerOf[track];
+            if (w < 0 || !map.native[track] || list.instances.empty())
+                continue;
+            TimeNs longest = 0;
+            for (const VariabilityInstance& i : list.instances)
+                longest = std::max(longest, i.durationNs);
+            c.lists.push_back({ static_cast<std::size_t>(w), &list, longest });
+        }
+        if (!comm && !c.lists.empty())
+            causeNames.push_back(std::move(c));
+    }
     std::map<std::size_t, Straggler> found;
     // name -> per step: excess summed for the straggler
     std::map<std::size_t, std::map<std::string, TimeNs>> causeNs;
@@ -177,35 +211,26 @@ std::vector<Straggler> findStragglers(const VariabilityPartial& partial, const W
         s.steps.push_back({ stepName, step.startNs, step.endNs, excess });
 
         // Causes: each name's time in the step, straggler vs the others' median.
-        for (const auto& [name, tracks] : partial.names) {
-            if (isStepName(name))
-                continue;
+        for (const CauseName& c : causeNames) {
             std::vector<TimeNs> timeOf(entries.size(), 0);
-            bool comm = false, any = false;
-            for (const auto& [track, list] : tracks) {
-                comm = comm || list.role == model::Role::Comm;
-                const int w = map.workerOf[track];
-                if (w < 0 || !map.native[track] || list.instances.empty())
-                    continue;
-                TimeNs longest = 0;
-                for (const VariabilityInstance& i : list.instances)
-                    longest = std::max(longest, i.durationNs);
+            bool any = false;
+            for (const CauseList& l : c.lists) {
                 for (std::size_t e = 0; e < entries.size(); ++e) {
-                    if (entries[e].first != static_cast<std::size_t>(w))
+                    if (entries[e].first != l.worker)
                         continue;
-                    timeOf[e] += timeIn(list.instances, longest, entries[e].second.startNs,
+                    timeOf[e] += timeIn(l.list->instances, l.longestNs, entries[e].second.startNs,
                         entries[e].second.endNs);
                     any = true;
                 }
             }
-            if (comm || !any)
+            if (!any)
                 continue;
             std::vector<TimeNs> rest;
             for (std::size_t e = 0; e < entries.size(); ++e) {
                 if (e != top)
                     rest.push_back(timeOf[e]);
             }
-            causeNs[worker][name] += timeOf[top] - medianOf(rest);
+            causeNs[worker][*c.name] += timeOf[top] - medianOf(rest);
         }
     }
     stepSource = stepsCompared == 0 ? "" : profilerSteps ? "ProfilerStep" : "collectives";
