@@ -91,6 +91,10 @@ public:
     void merge(VariabilityPartial&& other);
     /// Sorts every list, so that equal contents compare equal whatever the grouping.
     void normalize();
+    /// The partial as bytes, to send to the process that merges (an MPI rank); fromBytes
+    /// reads them back equal, or throws CorruptTile for bytes that are not one.
+    std::string toBytes() const;
+    static VariabilityPartial fromBytes(std::string_view bytes);
 
     /// name text -> track -> instances
     std::map<std::string, std::map<model::TrackId, TrackInstances>, std::less<>> names;

@@ -6,6 +6,7 @@
 
 #include "storage/import/chrome/chrome_json_importer.h"
 #include "storage/import/ncu/ncu_importer.h"
+#include "storage/store/byte_io.h"
 #include "storage/store/input_error.h"
 #include "storage/store/store_builder.h"
 
@@ -206,6 +207,13 @@ TEST_CASE("variability partials merge to the single-store computation whatever t
     wholeSorted.normalize();
     splitSorted.normalize();
     CHECK(wholeSorted == splitSorted);
+
+    // Sent as bytes (to the rank that reduces) they come back equal; damaged bytes throw.
+    const std::string bytes = split.toBytes();
+    CHECK(storage::VariabilityPartial::fromBytes(bytes) == split);
+    CHECK_THROWS_AS(storage::VariabilityPartial::fromBytes(bytes.substr(0, bytes.size() / 2)),
+        storage::CorruptTile);
+    CHECK_THROWS_AS(storage::VariabilityPartial::fromBytes(bytes + "x"), storage::CorruptTile);
 
     storage::VariabilityRequest request;
     request.window = all;
