@@ -2,10 +2,12 @@
 // ones. Slow: the longest tenth of the instances (at least one); fast: the shorter half.
 // Names with fewer than kMinInstances instances are skipped (no tenth to speak of).
 //
-// An instance's device is its GPU when it runs on one, else its process. Two GPU
-// resources with the same name up to " (" under the same parent are one device (Kineto
-// writes "GPU 0 (rank 1)" per rank: ranks sharing a GPU share it). For each instance:
-//   memcpy:        it overlaps a transfer (memcpy/memset) on its device;
+// An instance's device is its GPU when it runs on one, else its node (the processes'
+// parent). Two GPU resources with the same name up to " (" under the same parent are one
+// device (Kineto writes "GPU 0 (rank 1)" per rank: ranks sharing a GPU share it). Its
+// scope is the device for a GPU instance and its own process for a host one (a host range
+// competes with its process's threads, not with every rank's). For each instance:
+//   memcpy:        it overlaps a transfer (memcpy/memset) in its scope;
 //   comm:          it overlaps a communication interval (NCCL kernel, MPI call) there;
 //   other_process: it overlaps activity of another process on its device (another rank's
 //                  kernels on a shared GPU, another rank's threads on a node);
@@ -33,7 +35,7 @@ using Ranges = std::vector<std::pair<TimeNs, TimeNs>>;
 
 struct Device
 {
-    Ranges transfer, comm;
+    std::map<TrackId, Ranges> transfer, comm;  ///< by scope (kNoTrack: the whole device)
     std::map<TrackId, Ranges> byOwner;  ///< activity per owning GPU resource or process
     std::vector<TrackId> counters;
 };
@@ -99,18 +101,20 @@ struct Placement
 {
     DeviceKey device;
     TrackId owner = model::kNoTrack;  ///< the GPU resource or the process
+    TrackId scope = model::kNoTrack;  ///< kNoTrack (the device) on a GPU, else the owner
 };
 
 Placement place(const model::ResourceTree& tree, TrackId track)
 {
     if (TrackId gpu = ancestorOfKind(tree, track, ResourceKind::Gpu); gpu != model::kNoTrack) {
         const std::string& name = tree.track(gpu).name;
-        return { { tree.track(gpu).parent, name.substr(0, name.find(" (")) }, gpu };
+        return { { tree.track(gpu).parent, name.substr(0, name.find(" (")) }, gpu,
+            model::kNoTrack };
     }
     const TrackId process = ancestorOfKind(tree, track, ResourceKind::Process);
     if (process == model::kNoTrack)
-        return { { track, {} }, track };
-    return { { tree.track(process).parent, "host" }, process };
+        return { { track, {} }, track, track };
+    return { { tree.track(process).parent, "host" }, process, process };
 }
 
 }  // namespace
@@ -135,8 +139,8 @@ std::vector<Coincidence> findCoincidences(const VariabilityPartial& partial,
             Device& d = devices[p.device];
             d.byOwner.try_emplace(p.owner);
             listsOf[p.owner].push_back(&list);
-            Ranges* sink = list.role == model::Role::Transfer ? &d.transfer
-                : list.role == model::Role::Comm              ? &d.comm
+            Ranges* sink = list.role == model::Role::Transfer ? &d.transfer[p.scope]
+                : list.role == model::Role::Comm              ? &d.comm[p.scope]
                                                               : nullptr;
             if (!sink)
                 continue;
@@ -147,8 +151,10 @@ std::vector<Coincidence> findCoincidences(const VariabilityPartial& partial,
     for (const auto& [track, samples] : partial.counters)
         devices[placement(track).device].counters.push_back(track);
     for (auto& [key, d] : devices) {
-        mergeRanges(d.transfer);
-        mergeRanges(d.comm);
+        for (auto& [scope, r] : d.transfer)
+            mergeRanges(r);
+        for (auto& [scope, r] : d.comm)
+            mergeRanges(r);
         if (d.byOwner.size() < 2) {
             d.byOwner.clear();
             continue;
@@ -199,8 +205,15 @@ std::vector<Coincidence> findCoincidences(const VariabilityPartial& partial,
             const Placement& p = placement(item.track);
             const Device& d = devices[p.device];
             const TimeNs a = item.startNs, b = item.startNs + item.durationNs;
-            add("memcpy", slow, overlapsMerged(d.transfer, a, b) ? 1 : 0);
-            add("comm", slow, overlapsMerged(d.comm, a, b) ? 1 : 0);
+            const auto within = [&](const std::map<TrackId, Ranges>& byScope) {
+                const auto it = byScope.find(p.scope);
+                return it != byScope.end() && overlapsMerged(it->second, a, b) ? 1 : 0;
+            };
+            // A transfer overlaps transfers, a collective collectives: itself, at least.
+            if (nv.role != model::Role::Transfer)
+                add("memcpy", slow, within(d.transfer));
+            if (nv.role != model::Role::Comm)
+                add("comm", slow, within(d.comm));
             bool other = false;
             for (const auto& [owner, r] : d.byOwner)
                 other = other || (owner != p.owner && overlapsMerged(r, a, b));
