@@ -60,4 +60,26 @@ long long ArgParser::integer(const std::string& name, long long fallback, long l
     return v * scale;
 }
 
+std::optional<model::TimeRange> windowOption(const ArgParser& p)
+{
+    const auto w = p.value("--window");
+    if (!w)
+        return std::nullopt;
+    const auto range = model::parseTimeRange(*w);
+    if (!range)
+        throw UsageError { "--window expects T0:T1 with T0 < T1 (units ns, us, ms, s), not " + *w };
+    return range;
+}
+
+std::optional<model::WorkerLevel> levelOption(const ArgParser& p)
+{
+    const auto text = p.value("--level");
+    if (!text)
+        return std::nullopt;
+    const auto level = model::parseWorkerLevel(*text);
+    if (!level)
+        throw UsageError { "--level expects process, thread, gpu or stream, not " + *text };
+    return level;
+}
+
 } // namespace strata::app

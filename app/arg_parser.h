@@ -3,6 +3,8 @@
 // command declares its options; anything else is a UsageError.
 
 #include "app/cli.h"
+#include "model/time_units.h"
+#include "model/workers.h"
 
 #include <map>
 #include <optional>
@@ -31,5 +33,10 @@ private:
     std::map<std::string, std::string> m_values;
     std::set<std::string> m_flags;
 };
+
+/// --window T0:T1 (units ns, us, ms, s), or nullopt when absent; a UsageError when malformed.
+std::optional<model::TimeRange> windowOption(const ArgParser& p);
+/// --level process|thread|gpu|stream, or nullopt when absent; a UsageError otherwise.
+std::optional<model::WorkerLevel> levelOption(const ArgParser& p);
 
 } // namespace strata::app

@@ -7,6 +7,7 @@
 #include "bench/flame_bench.h"
 #include "bench/replay_bench.h"
 #include "bench/store_bench.h"
+#include "bench/variability_bench.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -40,7 +41,7 @@ void printProgress(const bench::Metric& m)
 int benchCommand(const Args& args)
 {
     ArgParser p(args, { "--events", "--queries", "--store" },
-        { "--quick", "--json", "--no-ingest", "--flame", "--replay" });
+        { "--quick", "--json", "--no-ingest", "--flame", "--replay", "--variability" });
     bench::BenchOptions options;
     options.quick = p.flag("--quick");
     if (p.value("--events"))
@@ -67,6 +68,8 @@ int benchCommand(const Args& args)
     std::vector<bench::Metric> metrics;
     if (p.flag("--replay"))
         metrics = bench::runReplayBench(events, report);
+    else if (p.flag("--variability"))
+        metrics = bench::runVariabilityBench({ events, 3, options.store }, report);
     else if (p.flag("--flame"))
         metrics = bench::runFlameBench({ events, p.value("--queries") ? options.queries : 40 }, report);
     else

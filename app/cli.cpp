@@ -20,13 +20,16 @@ constexpr const char* kUsage = R"(usage:
   strata metrics STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream] [--rules FILE] [--all-workers]
   strata metrics STORE --profile [--json] [--window T0:T1] [--level ...] [--top N]
   strata metrics RUN1.strata RUN2.strata... [--json] [--level ...] [--strong|--weak]   # POP scaling table
-  strata render STORE -o OUT.png|OUT.svg [--view timeline|flame|metrics|counters|window] [--window T0:T1] [--tracks REGEX]
+  strata variability STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream] [--names REGEX] [--top N]
+  strata render STORE -o OUT.png|OUT.svg [--view timeline|flame|metrics|variability|counters|window] [--window T0:T1] [--tracks REGEX]
                 [--size WxH] [--color-by name|category|role|kernel-metric=METRIC] [--counters REGEX] [--scale 1..4]
                 [--diff-window T0:T1 | --diff-store OTHER.strata]   # flame: differential against a baseline
+                [--names REGEX]   # variability: the names shown
   strata render RUN1.strata RUN2.strata... --view metrics -o OUT.png|OUT.svg [--size WxH] [--scale 1..4]   # POP scaling table
   strata cut STORE -o OUT.strata|OUT.json|OUT.json.gz|OUT.prv [--window T0:T1] [--tracks REGEX] [--filter EXPR] [--rebase]
   strata synth -o OUT.json|OUT.json.gz|OUT.prv|OUT.strata --events N [--ranks R] [--seed S] [--shards N]
   strata bench [--quick] [--json] [--events N] [--queries N] [--no-ingest] [--store STORE] [--flame|--replay]
+  strata bench --variability [--json] [--events N] [--store STORE]
   strata [FILE...]       # the GUI: a store, or traces as ingest takes them (the demo when no FILE)
 Times accept units: 12.5ms, 300us, 42ns, 2s (plain numbers are ns).
 )";
@@ -103,6 +106,8 @@ int runCli(int argc, char** argv)
             return cutCommand(rest);
         if (command == "metrics")
             return metricsCommand(rest);
+        if (command == "variability")
+            return variabilityCommand(rest);
         if (!command.empty() && command[0] == '-')
             throw UsageError{"unknown option " + command};
         return guiCommand(args, argc, argv);

@@ -11,6 +11,7 @@ using Args = std::vector<std::string>;
 int ingestCommand(const Args& args);
 int infoCommand(const Args& args);
 int metricsCommand(const Args& args);
+int variabilityCommand(const Args& args);
 int synthCommand(const Args& args);
 int benchCommand(const Args& args);
 int renderCommand(const Args& args, int argc, char** argv);

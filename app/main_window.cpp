@@ -17,6 +17,7 @@
 #include "views/picture_export.h"
 #include "views/search_bar.h"
 #include "views/timeline_widget.h"
+#include "views/variability_panel.h"
 
 #include <QAction>
 #include <QCloseEvent>
@@ -120,7 +121,13 @@ MainWindow::MainWindow(std::unique_ptr<storage::StoreReader> store, QWidget* par
     addRecentFile(QString::fromStdString(std::filesystem::absolute(m_store->path()).string()));
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The widgets query the store from their threads (the timeline's fetcher, the panels'
+    // job runners); members go before the QWidget base deletes its children, so without
+    // this a fetch still running would read a destroyed store.
+    qDeleteAll(findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly));
+}
 
 void MainWindow::buildDocks()
 {
@@ -193,6 +200,12 @@ void MainWindow::buildAnalysisDocks()
     tabifyDockWidget(efficiencyDock, analyzerDock);
     resumeWhenRaised(efficiencyDock, m_efficiency);
     resumeWhenRaised(analyzerDock, m_analyzer);
+    m_variability = new views::VariabilityPanel(*m_store, this);
+    auto* variabilityDock = new QDockWidget(tr("Variability"), this);
+    variabilityDock->setObjectName(QStringLiteral("variability"));
+    variabilityDock->setWidget(m_variability);
+    tabifyDockWidget(efficiencyDock, variabilityDock);
+    resumeWhenRaised(variabilityDock, m_variability);
     for (const char* name : {"flame", "counters"}) {
         if (auto* dock = findChild<QDockWidget*>(QString::fromLatin1(name)))
             tabifyDockWidget(efficiencyDock, dock);
@@ -214,6 +227,22 @@ void MainWindow::buildAnalysisDocks()
     connect(m_timeline, &views::TimelineWidget::windowChanged, m_analyzer, &views::AnalyzerPanel::setWindow);
     m_efficiency->setWindow(m_timeline->window());
     m_analyzer->setWindow(m_timeline->window());
+    connect(m_timeline, &views::TimelineWidget::windowChanged, m_variability,
+        &views::VariabilityPanel::setWindow);
+    m_variability->setWindow(m_timeline->window());
+    connect(m_variability, &views::VariabilityPanel::instanceActivated, this,
+        &MainWindow::showInstance);
+    connect(m_variability, &views::VariabilityPanel::stepActivated, this,
+        [this](model::TimeRange step) {
+            m_timeline->navigateTo(step);
+            m_timeline->setSelectedRange(step);
+        });
+    connect(m_variability, &views::VariabilityPanel::workerActivated, this,
+        [this](const QString& name, const std::vector<model::TrackId>& tracks) {
+            m_timeline->showOnlyTracks(tracks);
+            statusBar()->showMessage(
+                tr("Showing %1 only; clear the track filter to see all").arg(name), 10000);
+        });
     // A metric names the roles it loses to: colour the timeline by role to see them.
     connect(m_efficiency, &views::EfficiencyPanel::rolesLosingEfficiency, this,
             [this](const QString& metric, const std::vector<model::Role>& roles) {
@@ -245,6 +274,23 @@ void MainWindow::showNameInWindow(model::TrackId track, model::StringId name)
         }
     } catch (const std::exception& e) {
         statusBar()->showMessage(tr("Search failed: %1").arg(QString::fromUtf8(e.what())), 10000);
+    }
+}
+
+void MainWindow::showInstance(model::TrackId track, model::TimeNs startNs, const QString& name)
+{
+    // The variability report holds (track, start, duration) of an instance by name text:
+    // the interval itself (depth, seq, role) comes from the store.
+    try {
+        for (const model::Interval& e : m_store->intervals(track, startNs, startNs + 1)) {
+            if (e.startNs == startNs && m_store->strings().text(e.name) == name.toStdString()) {
+                m_timeline->showInterval({ track, e });
+                return;
+            }
+        }
+    } catch (const std::exception& e) {
+        statusBar()->showMessage(
+            tr("Reading the instance failed: %1").arg(QString::fromUtf8(e.what())), 10000);
     }
 }
 

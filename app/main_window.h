@@ -26,6 +26,7 @@ class LegendPanel;
 class OverviewStrip;
 class SearchBar;
 class TimelineWidget;
+class VariabilityPanel;
 struct TimelineData;
 } // namespace strata::views
 
@@ -44,6 +45,7 @@ public:
     views::DetailsPanel* details() const { return m_details; }
     views::EfficiencyPanel* efficiency() const { return m_efficiency; }
     views::AnalyzerPanel* analyzer() const { return m_analyzer; }
+    views::VariabilityPanel* variability() const { return m_variability; }
     /// The counter charts dock's panel (null when the store has no counter track).
     views::CounterChartsPanel* counters() const { return m_counters; }
 
@@ -61,6 +63,7 @@ private:
     void buildDocks();
     void buildAnalysisDocks();
     void showNameInWindow(model::TrackId track, model::StringId name);
+    void showInstance(model::TrackId track, model::TimeNs startNs, const QString& name);
     void openFiles();
     void exportImage(QWidget* what);
     void exportSubTrace();
@@ -77,6 +80,7 @@ private:
     views::ColorBy m_legendMode = views::ColorBy::Name;
     views::EfficiencyPanel* m_efficiency = nullptr;
     views::AnalyzerPanel* m_analyzer = nullptr;
+    views::VariabilityPanel* m_variability = nullptr;
     QComboBox* m_colorBy = nullptr;
     views::SearchBar* m_search = nullptr;
     QMenu* m_recentMenu = nullptr;

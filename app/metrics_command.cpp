@@ -48,18 +48,9 @@ int metricsCommand(const Args& args)
         throw UsageError { "--strong and --weak exclude each other" };
 
     storage::EfficiencyRequest request;
-    if (auto w = p.value("--window")) {
-        const auto range = model::parseTimeRange(*w);
-        if (!range)
-            throw UsageError { "--window expects T0:T1 with T0 < T1 (units ns, us, ms, s), not "
-                + *w };
-        request.window = *range;
-    }
-    if (auto level = p.value("--level")) {
-        request.level = model::parseWorkerLevel(*level);
-        if (!request.level)
-            throw UsageError { "--level expects process, thread, gpu or stream, not " + *level };
-    }
+    if (const auto window = windowOption(p))
+        request.window = *window;
+    request.level = levelOption(p);
     std::optional<model::RoleRules> rules;
     if (auto path = p.value("--rules")) {
         rules = loadRules(*path);

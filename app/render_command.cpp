@@ -22,6 +22,7 @@
 #include "views/picture_export.h"
 #include "views/scaling_table_widget.h"
 #include "views/timeline_widget.h"
+#include "views/variability_panel.h"
 
 #include <QApplication>
 
@@ -130,9 +131,10 @@ int renderScalingTable(const std::vector<std::string>& stores, const std::string
 
 int renderCommand(const Args& args, int argc, char** argv)
 {
-    ArgParser p(args, {"-o", "--output", "--view", "--window", "--tracks", "--size", "--color-by", "--scale", "--counters",
-                       "--diff-window", "--diff-store"},
-                {});
+    ArgParser p(args,
+        { "-o", "--output", "--view", "--window", "--tracks", "--size", "--color-by", "--scale",
+            "--counters", "--diff-window", "--diff-store", "--names" },
+        {});
     const auto output = p.value("-o") ? p.value("-o") : p.value("--output");
     const std::string view = p.valueOr("--view", "timeline");
     if (p.positional().empty() || (p.positional().size() > 1 && view != "metrics") || !output)
@@ -250,6 +252,8 @@ int renderCommand(const Args& args, int argc, char** argv)
             main.efficiency()->waitForReports();
         if (views::onScreen(*main.analyzer()))
             main.analyzer()->waitForProfile();
+        if (views::onScreen(*main.variability()))
+            main.variability()->waitForReport();
         main.overview()->grabStrip();
         if (main.counters())
             main.counters()->waitForData();
@@ -264,6 +268,16 @@ int renderCommand(const Args& args, int argc, char** argv)
         panel.waitForReports();
         QApplication::processEvents();
         views::saveWidgetPicture(out, panel, scale);
+    } else if (view == "variability") {
+        views::VariabilityPanel panel(*store);
+        panel.resize(size);
+        if (window)
+            panel.setWindow(*window);
+        panel.setNamesRegex(p.valueOr("--names", ""));
+        panel.show();
+        panel.waitForReport();
+        QApplication::processEvents();
+        views::saveWidgetPicture(out, panel, scale);
     } else if (view == "counters") {
         views::CounterChartsPanel panel(*store);
         panel.setCounters(chosenCounters(*store, p.value("--counters")));
@@ -276,7 +290,10 @@ int renderCommand(const Args& args, int argc, char** argv)
         QApplication::processEvents();
         views::saveWidgetPicture(out, panel, scale);
     } else {
-        throw UsageError{"--view expects timeline, flame, metrics, counters or window (got '" + view + "')"};
+        throw UsageError {
+            "--view expects timeline, flame, metrics, variability, counters or window (got '" + view
+            + "')"
+        };
     }
     std::printf("rendered %s (%dx%d, view %s)\n", output->c_str(), size.width(), size.height(), view.c_str());
     return kExitOk;

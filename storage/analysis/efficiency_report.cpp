@@ -49,22 +49,6 @@ bool anyStreamIntervals(const StoreReader& store)
     return false;
 }
 
-/// The process driving `gpu`: the one named in the GPU's trailing parentheses, or the
-/// only one.
-const model::Worker* hostOf(const model::Worker& gpu, const std::vector<model::Worker>& processes)
-{
-    const std::string& name = gpu.name;
-    const auto open = name.rfind('(');
-    if (open != std::string::npos && name.back() == ')') {
-        const std::string inner = name.substr(open + 1, name.size() - open - 2);
-        for (const auto& p : processes) {
-            if (p.name == inner || p.name.ends_with("/" + inner))
-                return &p;
-        }
-    }
-    return processes.size() == 1 ? &processes.front() : nullptr;
-}
-
 GpuIdleCauses idleCauses(
     const std::vector<RoleSlot>& gpuSlots, const std::vector<RoleSlot>& hostSlots)
 {
@@ -150,6 +134,20 @@ void addHybrid(StoreReader& store, EfficiencyReport& report)
 }
 
 }  // namespace
+
+const model::Worker* hostOf(const model::Worker& gpu, const std::vector<model::Worker>& processes)
+{
+    const std::string& name = gpu.name;
+    const auto open = name.rfind('(');
+    if (open != std::string::npos && name.back() == ')') {
+        const std::string inner = name.substr(open + 1, name.size() - open - 2);
+        for (const auto& p : processes) {
+            if (p.name == inner || p.name.ends_with("/" + inner))
+                return &p;
+        }
+    }
+    return processes.size() == 1 ? &processes.front() : nullptr;
+}
 
 EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& request)
 {

@@ -81,4 +81,8 @@ struct EfficiencyReport
 
 EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& request);
 
+/// The process driving `gpu`: the one named in the GPU's trailing parentheses ("GPU 0
+/// (rank 1)" is driven by "rank 1"), or the only one; nullptr when neither.
+const model::Worker* hostOf(const model::Worker& gpu, const std::vector<model::Worker>& processes);
+
 }  // namespace strata::storage

@@ -8,8 +8,8 @@ using namespace strata;
 
 TEST_CASE(
     "issue 14: strata COMMAND --help prints that command's usage and exits 0", "[cli][help]") {
-    const std::vector<std::string> commands = { "ingest", "info", "metrics", "render", "cut",
-        "synth", "bench" };
+    const std::vector<std::string> commands = { "ingest", "info", "metrics", "variability",
+        "render", "cut", "synth", "bench" };
     for (const std::string& command : commands) {
         for (const char* flag : { "--help", "-h" }) {
             INFO(command << " " << flag);

@@ -14,11 +14,11 @@ namespace strata::test {
 struct RandomTraceOptions
 {
     std::uint64_t seed = 1;
-    int nodes = 1;  ///< root tracks, each a node > rank > threads + counter (shards deal roots)
     int threads = 3;
     int intervalsPerThread = 3000;
     int countersPerTrack = 2000;
     model::TimeNs spanNs = 50'000'000;  ///< 50 ms
+    int nodes = 1;  ///< root tracks, each a node > rank > threads + counter (shards deal roots)
 };
 
 /// Depths are explicit (so the expected depth of each interval is known).
