@@ -5,6 +5,7 @@
 
 #include "app/arg_parser.h"
 #include "app/commands.h"
+#include "app/variability_command.h"
 #include "model/json_text.h"
 #include "storage/analysis/variability.h"
 
@@ -195,22 +196,34 @@ std::string variabilityTable(const storage::VariabilityReport& r)
 
 }  // namespace
 
-int variabilityCommand(const Args& args)
+VariabilityArgs variabilityArgsFrom(const Args& args)
 {
     ArgParser p(args, { "--window", "--level", "--names", "--top" }, { "--json" });
     if (p.positional().size() != 1)
         throw UsageError { "variability needs exactly one STORE" };
-    storage::VariabilityRequest request;
+    VariabilityArgs out;
+    out.store = p.positional()[0];
     if (const auto window = windowOption(p))
-        request.window = *window;
+        out.request.window = *window;
     if (const auto level = levelOption(p))
-        request.level = *level;
-    request.namesRegex = p.valueOr("--names", "");
-    request.top = static_cast<int>(p.integer("--top", 10, 1, 1'000'000));
-    storage::StoreReader store(p.positional()[0]);
-    const storage::VariabilityReport report = storage::computeVariability(store, request);
-    std::fputs(
-        (p.flag("--json") ? variabilityJson(report) : variabilityTable(report)).c_str(), stdout);
+        out.request.level = *level;
+    out.request.namesRegex = p.valueOr("--names", "");
+    out.request.top = static_cast<int>(p.integer("--top", 10, 1, 1'000'000));
+    out.json = p.flag("--json");
+    return out;
+}
+
+std::string variabilityText(const storage::VariabilityReport& report, bool json)
+{
+    return json ? variabilityJson(report) : variabilityTable(report);
+}
+
+int variabilityCommand(const Args& args)
+{
+    const VariabilityArgs a = variabilityArgsFrom(args);
+    storage::StoreReader store(a.store);
+    const storage::VariabilityReport report = storage::computeVariability(store, a.request);
+    std::fputs(variabilityText(report, a.json).c_str(), stdout);
     return kExitOk;
 }
 

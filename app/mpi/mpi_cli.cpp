@@ -13,6 +13,8 @@ namespace {
 constexpr const char* kUsage = R"(usage (under mpirun -n K):
   strata-mpi ingest INPUT... -o STORE [--format auto|chrome|paraver|nsys|otf2|...] [--threads N]
                 # the files dealt to the ranks by size, one shard per rank, rank 0 publishes
+  strata-mpi variability STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream] [--names REGEX] [--top N]
+                # each rank reads its shards, rank 0 merges the exact partials
   strata-mpi info STORE [--json]
 The store is a run of shards (STORE and STORE.d/) on a filesystem all ranks share.
 )";
@@ -32,9 +34,11 @@ int runMpiCli(const Comm& comm, int argc, char** argv)
         }
         if (command == "ingest")
             return ingestCommand(comm, rest);
+        if (command == "variability")
+            return variabilityCommand(comm, rest);
         if (command == "info")
             return comm.root() ? infoCommand(rest) : kExitOk;
-        throw UsageError{"unknown command '" + command + "' (strata-mpi runs ingest and info)"};
+        throw UsageError{"unknown command '" + command + "' (strata-mpi runs ingest, variability and info)"};
     } catch (const UsageError& e) {
         if (comm.root())
             std::fprintf(stderr, "strata-mpi: %s\n%s", e.message.c_str(), kUsage);

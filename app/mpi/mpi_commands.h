@@ -12,5 +12,6 @@ class Comm;
 /// `strata-mpi ARGS...` on this rank; returns its exit code.
 int runMpiCli(const Comm& comm, int argc, char** argv);
 int ingestCommand(const Comm& comm, const Args& args);
+int variabilityCommand(const Comm& comm, const Args& args);
 
 } // namespace strata::app::mpi

@@ -430,24 +430,29 @@ VariabilityReport finishVariability(
     return report;
 }
 
-VariabilityReport computeVariability(
-    StoreReader& store, const VariabilityRequest& request, const ProgressFn& progress)
+VariabilityScope variabilityScope(const StoreReader& store, const VariabilityRequest& request)
 {
+    VariabilityScope scope;
     const model::TimeRange run = store.activitySpan();
-    VariabilityRequest r = request;
-    r.window = request.window.empty() ? run : request.window;
+    scope.request = request;
+    scope.request.window = request.window.empty() ? run : request.window;
     // The whole run includes intervals starting at its last instant.
-    const model::TimeRange read =
-        request.window.empty() ? model::TimeRange { run.startNs, run.endNs + 1 } : r.window;
-    std::vector<TrackId> tracks;
+    scope.read = request.window.empty() ? model::TimeRange { run.startNs, run.endNs + 1 } : scope.request.window;
     for (const model::TrackInfo& t : store.resources().tracks()) {
         const TrackSummary& s = store.summary(t.id);
         if (s.intervals > 0 || s.counters > 0)
-            tracks.push_back(t.id);
+            scope.tracks.push_back(t.id);
     }
+    return scope;
+}
+
+VariabilityReport computeVariability(
+    StoreReader& store, const VariabilityRequest& request, const ProgressFn& progress)
+{
+    const VariabilityScope scope = variabilityScope(store, request);
     VariabilityPartial partial;
-    partial.collect(store, tracks, read, progress);
-    return finishVariability(std::move(partial), store.resources(), r);
+    partial.collect(store, scope.tracks, scope.read, progress);
+    return finishVariability(std::move(partial), store.resources(), scope.request);
 }
 
 }  // namespace strata::storage

@@ -221,6 +221,18 @@ struct VariabilityReport
 VariabilityReport finishVariability(
     VariabilityPartial partial, const model::ResourceTree& tree, const VariabilityRequest& request);
 
+/// What a whole-store computation reads: the request with its window resolved (empty:
+/// the activity span), the window read (the run's includes its last instant) and the
+/// tracks (intervals or counters). Partials over any split of `tracks` (the shards of a
+/// run, the ranks of strata-mpi), collected over `read` and merged, finish as the whole.
+struct VariabilityScope
+{
+    VariabilityRequest request;
+    model::TimeRange read;
+    std::vector<model::TrackId> tracks;
+};
+VariabilityScope variabilityScope(const StoreReader& store, const VariabilityRequest& request);
+
 /// The whole pipeline over one store: every track in one partial, then finish.
 VariabilityReport computeVariability(
     StoreReader& store, const VariabilityRequest& request, const ProgressFn& progress = {});

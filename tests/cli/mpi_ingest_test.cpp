@@ -1,6 +1,7 @@
-// `mpirun -n 2 strata-mpi ingest` (issue 17): the distributed ingest equals the
-// single-process one (info figures, metrics, a cut byte for byte), and a rank that fails
-// on a bad input ends the job with exit 1, one error line and no run left.
+// `mpirun -n 2 strata-mpi ingest` and `variability` (issue 17): the distributed ingest
+// equals the single-process one (info figures, metrics, a cut byte for byte), the
+// distributed variability report equals `strata variability`, and a rank that fails on a
+// bad input ends the job with exit 1, one error line and no run left.
 
 #ifdef STRATA_MPI_BINARY
 
@@ -49,6 +50,15 @@ void checkMpiEqualsSingle(const std::vector<std::string>& inputs)
     for (const char* sub : {"mpi", "one"})
         test::runStrataIn(dir / sub, {"cut", "run.strata", "-o", "cut.json", "--window", "0:50ms"});
     CHECK(test::readFile(dir / "mpi" / "cut.json") == test::readFile(dir / "one" / "cut.json"));
+    // Variability across the 2 ranks (each reads its shards, rank 0 merges) equals one
+    // process on the single store, at two levels.
+    for (const char* level : {"process", "thread"}) {
+        const auto distributedReport =
+            mpiStrata(dir / "mpi", {"variability", "run.strata", "--json", "--level", level, "--top", "50"});
+        CHECK(distributedReport.exitCode == 0);
+        CHECK(distributedReport.out
+              == test::runStrataIn(dir / "one", {"variability", "run.strata", "--json", "--level", level, "--top", "50"}));
+    }
     // strata-mpi info is strata info, on rank 0.
     const auto mpiInfo = mpiStrata(dir / "mpi", {"info", "run.strata", "--json"});
     CHECK(mpiInfo.exitCode == 0);
