@@ -143,6 +143,7 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
     storage::RunBuildOptions options;
     options.shards = shardsFor(request, traces.size(), joins.size(), summary.inputBytes);
     options.threads = request.threads;
+    options.concurrentShards = request.threads;  // the files' workers tile side by side too
     options.progress = phase(progress, "tiling");
     storage::RunBuilder run(request.output, options);
 

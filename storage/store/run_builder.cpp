@@ -4,12 +4,16 @@
 #include "storage/store/sqlite_db.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <exception>
 #include <fcntl.h>
+#include <mutex>
 #include <regex>
 #include <set>
+#include <thread>
 #include <unistd.h>
 
 namespace strata::storage {
@@ -165,17 +169,47 @@ void RunBuilder::finish()
             span = span ? model::TimeRange {std::min(span->startNs, s->startNs), std::max(span->endNs, s->endNs)}
                         : *s;
     }
-    std::size_t tracksBefore = 0;
+    // Shards are tiled `concurrentShards` at a time, sharing the threads; the progress is
+    // the tracks written of all shards, reported under a lock.
+    const std::size_t concurrent =
+        std::clamp<std::size_t>(static_cast<std::size_t>(m_options.concurrentShards), 1, m_shards.size());
+    std::mutex progressMutex;
+    std::vector<std::uint64_t> written(m_shards.size(), 0);
+    std::uint64_t writtenAll = 0;
     for (std::size_t i = 0; i < m_shards.size(); ++i) {
         if (span)
             m_shards[i]->extendSpan(*span);
+        m_shards[i]->setThreads(std::max(1, m_options.threads / static_cast<int>(concurrent)));
         if (m_options.progress) {
-            m_shards[i]->setProgress([&, before = tracksBefore](std::uint64_t done, std::uint64_t) {
-                return m_options.progress(before + done, tracks);
+            m_shards[i]->setProgress([&, i](std::uint64_t done, std::uint64_t) {
+                std::lock_guard lock(progressMutex);
+                writtenAll += done - written[i];
+                written[i] = done;
+                return m_options.progress(writtenAll, tracks);
             });
         }
-        tracksBefore += m_shards[i]->resources().size();
-        m_shards[i]->finish();
+    }
+    std::atomic<std::size_t> next {0};
+    std::vector<std::exception_ptr> errors(m_shards.size());
+    auto tile = [&] {
+        for (std::size_t i = next++; i < m_shards.size(); i = next++) {
+            try {
+                m_shards[i]->finish();
+            } catch (...) {
+                errors[i] = std::current_exception();
+                next = m_shards.size();  // no new shard after a failure
+            }
+        }
+    };
+    std::vector<std::thread> workers;
+    for (std::size_t t = 1; t < concurrent; ++t)
+        workers.emplace_back(tile);
+    tile();
+    for (std::thread& w : workers)
+        w.join();
+    for (const std::exception_ptr& e : errors) {
+        if (e)
+            std::rethrow_exception(e);
     }
     publish(m_shardTemps);
 }

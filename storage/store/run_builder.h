@@ -17,7 +17,8 @@
 // target. With one shard it is a StoreBuilder at the target: a single store, no manifest.
 //
 // Memory: the budget is shared by the shards (each gets budget / shards, spilling beyond
-// it), and shards are tiled one after the other, each by `threads` workers.
+// it), and shards are tiled `concurrentShards` at a time (default one), by `threads`
+// workers in all.
 
 #include "storage/store/store_builder.h"
 
@@ -32,7 +33,11 @@ namespace strata::storage {
 struct RunBuildOptions
 {
     int shards = 1;
-    int threads = 2;  ///< tiling workers of each shard
+    int threads = 2;  ///< tiling workers, shared by the shards tiled at once
+    /// Shards tiled at once (each by threads / concurrentShards workers): parallel files
+    /// parsed into shards tile side by side; a router's shards (one producer) one by one,
+    /// so that only one shard's tracks are in memory.
+    int concurrentShards = 1;
     int zstdLevel = 6;
     /// All shards together; events beyond it go to spill files (spill_file.h).
     std::size_t memoryBudgetBytes = std::size_t(512) << 20;

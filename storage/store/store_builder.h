@@ -80,6 +80,8 @@ public:
 
     /// Replaces the progress callback of the options (tracks written / tracks in all).
     void setProgress(ProgressFn progress) { m_options.progress = std::move(progress); }
+    /// Replaces the options' tiling workers.
+    void setThreads(int threads) { m_options.threads = threads; }
 
     /// Builds the store. Throws on failure, leaving no temporary file behind.
     void finish();
