@@ -156,8 +156,7 @@ std::uint64_t RunBuilder::eventCount() const
 void RunBuilder::finish()
 {
     if (m_shards.size() == 1) {
-        m_shards[0]->finish();
-        removeStaleRunFiles(m_target, {});  // an older run's shards at the same target
+        m_shards[0]->finish();  // removes an older run's shards at the same target
         return;
     }
     // Every shard gets the run's span, so all share one LOD grid.

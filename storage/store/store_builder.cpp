@@ -1,6 +1,7 @@
 #include "storage/store/store_builder.h"
 
 #include "storage/store/input_error.h"
+#include "storage/store/run_builder.h"
 #include "storage/store/spill_file.h"
 #include "storage/store/sqlite_db.h"
 #include "storage/store/store_schema.h"
@@ -460,6 +461,8 @@ void StoreBuilder::finish()
         fsyncPath(m_temp, false);
         std::filesystem::rename(m_temp, m_target);
         fsyncPath(m_target.parent_path().empty() ? "." : m_target.parent_path(), true);
+        // A run of shards this store replaced leaves its shard folder behind otherwise.
+        removeStaleRunFiles(m_target, {});
     } catch (const StoreError& e) {
         // A write failed (most often a full disk): name the store the user asked for,
         // not our temporary file, and say what to check.

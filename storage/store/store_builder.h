@@ -9,7 +9,8 @@
 // finish() writes into a temporary file next to the target, fsyncs it and renames it
 // over the target, so a reader sees the old store or the new one, never half of one. If
 // anything fails (bad input found late, I/O error, cancel, the debug abort hook) the
-// temporary file is removed and an existing store at the target is untouched. The
+// temporary file is removed and an existing store at the target is untouched. A run of
+// shards it replaced loses its shard folder once the rename is done (run_builder.h). The
 // constructor creates the (empty) temporary file, so a target that cannot be created
 // fails at once with the reason ("cannot create DIR/x.strata: permission denied").
 //

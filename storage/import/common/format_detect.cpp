@@ -267,8 +267,8 @@ TraceFormat sqliteFromTables(const std::filesystem::path& path)
             if (sqlite3_step(stmt) == SQLITE_ROW) {
                 const unsigned char* value = sqlite3_column_text(stmt, 0);
                 // "strata": a store; "strata-run": a run's manifest (run_manifest.h).
-                const std::string format = value ? lower(reinterpret_cast<const char*>(value)) : "";
-                strata = strata || format == "strata" || format == "strata-run";
+                const std::string declared = value ? lower(reinterpret_cast<const char*>(value)) : "";
+                strata = strata || declared == "strata" || declared == "strata-run";
             }
             sqlite3_finalize(stmt);
         }

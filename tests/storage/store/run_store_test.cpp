@@ -247,8 +247,9 @@ TEST_CASE("a failed or cancelled run build leaves nothing and keeps the old stor
     for (const auto& e : std::filesystem::directory_iterator(storage::shardFolder(target)))
         shardFiles += e.is_regular_file() ? 1 : 0;
     REQUIRE(shardFiles == 2);
-    // And a single store (a run of one shard) over a run leaves no shard folder behind.
-    buildRun(other, target, 1);
+    // And any single store over a run (a cut, an ingest of one file) leaves no shard
+    // folder behind.
+    buildSingle(other, target);
     REQUIRE_FALSE(std::filesystem::exists(storage::shardFolder(target)));
     REQUIRE_FALSE(storage::StoreReader(target).isRun());
 }
