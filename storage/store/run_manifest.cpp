@@ -178,7 +178,7 @@ RunManifest readRunManifest(SqliteDb& db, const std::filesystem::path& file)
         throw StoreError(file.string() + ": corrupted manifest: bad format_version");
     readStrings(db, file, run.strings);
     readTracks(db, file, run.tracks);
-    readStacks(db, file, run.strings, run.stacks);
+    readStacks(db, file, run.strings.size(), run.stacks);
 
     auto shards = db.prepare("SELECT id, path, first_track, tracks, events, bytes, checksum,"
                              " head_checksum FROM shards ORDER BY id");

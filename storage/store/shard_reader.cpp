@@ -95,7 +95,17 @@ void ShardReader::loadMetadata()
     m_span = {std::atoll(meta("span_start_ns").value_or("0").c_str()),
               std::atoll(meta("span_end_ns").value_or("0").c_str())};
 
-    readStrings(*m_db, m_path, m_strings);
+    if (m_context.ids) {
+        // A run's shard names the manifest's strings: count its own, do not intern them.
+        auto count = m_db->prepare("SELECT count(*), coalesce(max(id), 0) FROM strings");
+        count.step();
+        m_stringCount = static_cast<std::size_t>(count.int64(1)) + 1;
+        if (count.int64(0) != count.int64(1) + 1 && count.int64(0) != count.int64(1))
+            throw StoreError(m_path.string() + ": corrupted store: string ids are not dense");
+    } else {
+        readStrings(*m_db, m_path, m_strings);
+        m_stringCount = m_strings.size();
+    }
     readTracks(*m_db, m_path, m_resources);
     const auto trackCount = static_cast<std::int64_t>(m_resources.size());
     m_summaries.resize(m_resources.size());
@@ -126,11 +136,11 @@ void ShardReader::loadMetadata()
     }
     auto categories = m_db->prepare("SELECT category, intervals, total_ns FROM categories");
     while (categories.step()) {
-        const auto id = checkedId(categories.int64(0), static_cast<std::int64_t>(m_strings.size()),
+        const auto id = checkedId(categories.int64(0), static_cast<std::int64_t>(m_stringCount),
                                   "category", m_path);
         m_categories[static_cast<model::StringId>(id)] = {categories.int64(1), categories.int64(2)};
     }
-    readStacks(*m_db, m_path, m_strings, m_stacks);
+    readStacks(*m_db, m_path, m_stringCount, m_stacks);
     m_indexStmt.emplace(m_db->prepare("SELECT payload FROM tile_index WHERE track = ?"));
     m_hasKernelMetrics
         = m_db->prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kernel_metrics'")

@@ -50,7 +50,9 @@ public:
     ~ShardReader();
 
     const std::filesystem::path& path() const { return m_path; }
+    /// The file's strings; empty for a run's shard (its names are the manifest's).
     const model::StringTable& strings() const { return m_strings; }
+    std::size_t stringCount() const { return m_stringCount; }
     const model::ResourceTree& resources() const { return m_resources; }
     const model::LodGrid& grid() const { return m_grid; }
     model::TimeRange span() const { return m_span; }
@@ -108,6 +110,7 @@ private:
     std::unique_ptr<SqliteDb> m_db;
     std::unique_ptr<Connection> m_connections[2];
     model::StringTable m_strings;
+    std::size_t m_stringCount = 0;
     model::ResourceTree m_resources;
     model::StackTable m_stacks;
     model::LodGrid m_grid;

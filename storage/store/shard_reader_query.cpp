@@ -92,7 +92,7 @@ std::vector<KernelMetricInfo> ShardReader::kernelMetricNames()
     std::vector<KernelMetricInfo> out;
     if (!m_hasKernelMetrics)
         return out;
-    const auto strings = static_cast<std::int64_t>(m_strings.size());
+    const auto strings = static_cast<std::int64_t>(m_stringCount);
     auto stmt = m_db->prepare("SELECT metric, unit, count(*), min(value), max(value) FROM kernel_metrics"
                               " GROUP BY metric, unit ORDER BY metric");
     while (stmt.step()) {
@@ -112,7 +112,7 @@ std::vector<model::KernelMetric> ShardReader::kernelMetrics(model::TrackId track
     std::vector<model::KernelMetric> out;
     if (!m_hasKernelMetrics)
         return out;
-    const auto strings = static_cast<std::int64_t>(m_strings.size());
+    const auto strings = static_cast<std::int64_t>(m_stringCount);
     auto stmt = m_db->prepare(metric ? "SELECT start_ns, metric, value, unit FROM kernel_metrics"
                                        " WHERE track = ? AND metric = ? ORDER BY start_ns"
                                      : "SELECT start_ns, metric, value, unit FROM kernel_metrics"

@@ -124,7 +124,7 @@ void StoreReader::openRun(SqliteDb& manifestDb)
                                         &run.ids[i]});
         const ShardIds& ids = run.ids[i];
         if (static_cast<std::int64_t>(shard->resources().size()) != s.tracks
-            || shard->strings().size() != ids.strings.size() || shard->stacks().size() != ids.stacks.size())
+            || shard->stringCount() != ids.strings.size() || shard->stacks().size() != ids.stacks.size())
             throw StoreError(name + " does not hold the tracks, strings and stacks the manifest lists");
         const model::LodGrid& grid = shard->grid();
         if (i == 0)

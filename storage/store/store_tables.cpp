@@ -33,8 +33,7 @@ void readTracks(SqliteDb& db, const std::filesystem::path& file, model::Resource
     }
 }
 
-void readStacks(SqliteDb& db, const std::filesystem::path& file, const model::StringTable& strings,
-                model::StackTable& out)
+void readStacks(SqliteDb& db, const std::filesystem::path& file, std::size_t strings, model::StackTable& out)
 {
     auto stacks = db.prepare("SELECT id, parent, frame FROM stacks ORDER BY id");
     while (stacks.step()) {
@@ -42,7 +41,7 @@ void readStacks(SqliteDb& db, const std::filesystem::path& file, const model::St
         const std::int64_t parent = stacks.int64(1);
         const std::int64_t frame = stacks.int64(2);
         if (id != static_cast<std::int64_t>(out.size()) || parent < 0 || parent >= id || frame < 0
-            || frame >= static_cast<std::int64_t>(strings.size()))
+            || frame >= static_cast<std::int64_t>(strings))
             throw StoreError(file.string() + ": corrupted store: bad stack " + std::to_string(id));
         out.add(static_cast<model::StackId>(parent), static_cast<model::StringId>(frame));
     }

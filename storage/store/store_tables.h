@@ -15,9 +15,9 @@ class SqliteDb;
 /// Each reader throws StoreError naming `file` for ids that are not dense or point nowhere.
 void readStrings(SqliteDb& db, const std::filesystem::path& file, model::StringTable& out);
 void readTracks(SqliteDb& db, const std::filesystem::path& file, model::ResourceTree& out);
-/// Frames must be ids of `strings`.
-void readStacks(SqliteDb& db, const std::filesystem::path& file,
-                const model::StringTable& strings, model::StackTable& out);
+/// Frames must be string ids below `strings`.
+void readStacks(SqliteDb& db, const std::filesystem::path& file, std::size_t strings,
+                model::StackTable& out);
 
 void writeStrings(SqliteDb& db, const model::StringTable& strings);
 void writeTracks(SqliteDb& db, const model::ResourceTree& tracks);
