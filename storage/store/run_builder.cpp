@@ -34,19 +34,28 @@ pid_t builderOf(const std::string& name)
     }
 }
 
+/// Whether a file of a shard folder is one Strata writes there (a published shard, or a
+/// shard's temporary, builder or spill file): only those are ever removed, so a folder
+/// that happens to carry the name keeps what else it holds.
+bool isShardFile(const std::string& name)
+{
+    static const std::regex pattern(R"(shard-[0-9]{4,}-[0-9a-f]{12}\.strata|\.{1,2}shard-[0-9]{4,}\..*)");
+    return std::regex_match(name, pattern);
+}
+
 bool isRunning(pid_t pid)
 {
     return pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH;
 }
 
-/// Removes the temporary files in `folder` (those of `target` only, when given) whose
-/// builder no longer runs.
-void removeDeadTemps(const std::filesystem::path& folder, const std::string& target)
+/// Removes the temporary files in `folder` whose names start with one of `prefixes` and
+/// whose builder no longer runs.
+void removeDeadTemps(const std::filesystem::path& folder, const std::vector<std::string>& prefixes)
 {
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
         const std::string name = entry.path().filename().string();
-        if (!target.empty() && !name.starts_with("." + target + "."))
+        if (std::none_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return name.starts_with(p); }))
             continue;
         const pid_t pid = builderOf(name);
         if (pid > 0 && !isRunning(pid))
@@ -82,7 +91,7 @@ void fsyncFolder(const std::filesystem::path& folder)
 void removeStaleRunFiles(const std::filesystem::path& target, const std::vector<std::string>& keep)
 {
     const std::filesystem::path parent = target.parent_path().empty() ? "." : target.parent_path();
-    removeDeadTemps(parent, target.filename().string());
+    removeDeadTemps(parent, {"." + target.filename().string() + "."});
     const std::filesystem::path folder = shardFolder(target);
     std::error_code ec;
     if (!std::filesystem::is_directory(folder, ec))
@@ -91,8 +100,8 @@ void removeStaleRunFiles(const std::filesystem::path& target, const std::vector<
     for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
         const std::string name = entry.path().filename().string();
         const pid_t pid = builderOf(name);
-        if (kept.count(name) || (pid > 0 && isRunning(pid)))
-            continue;  // the run's, or another live build's
+        if (!isShardFile(name) || kept.count(name) || (pid > 0 && isRunning(pid)))
+            continue;  // not ours, the run's, or another live build's
         std::filesystem::remove(entry.path(), ec);
     }
     std::filesystem::remove(folder, ec);  // only if empty
@@ -104,7 +113,7 @@ RunBuilder::RunBuilder(std::filesystem::path target, RunBuildOptions options)
 {
     const int shards = std::max(1, m_options.shards);
     removeDeadTemps(m_target.parent_path().empty() ? "." : m_target.parent_path(),
-                    m_target.filename().string());  // a killed single-store build's
+                    {"." + m_target.filename().string() + "."});  // a killed single-store build's
     StoreBuildOptions shardOptions;
     shardOptions.threads = m_options.threads;
     shardOptions.zstdLevel = m_options.zstdLevel;
@@ -233,8 +242,8 @@ void prepareShardFolder(const std::filesystem::path& target)
     std::filesystem::create_directories(folder, ec);
     if (ec)
         throw StoreError("cannot create " + folder.string() + ": " + ec.message());
-    removeDeadTemps(target.parent_path().empty() ? "." : target.parent_path(), target.filename().string());
-    removeDeadTemps(folder, {});
+    removeDeadTemps(target.parent_path().empty() ? "." : target.parent_path(), {"." + target.filename().string() + "."});
+    removeDeadTemps(folder, {".shard-", "..shard-"});
 }
 
 void publishRun(const std::filesystem::path& target, const std::vector<std::filesystem::path>& shardFiles,

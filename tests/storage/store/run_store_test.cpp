@@ -267,11 +267,23 @@ TEST_CASE("the leftovers of a killed run build go with the next build there", "[
                              ".shard-0000.tmp." + alive + ".strata"})
         std::ofstream(folder / name) << "partial";
     std::ofstream(dir.path() / (".run.strata.tmp." + dead)) << "partial";
+    // A file Strata did not write there stays, whatever the folder's name says.
+    std::ofstream(folder / "notes.txt") << "mine";
+    std::ofstream(folder / ("notes.tmp." + dead)) << "mine";
     buildRun(threeNodes(), target, 2);
     REQUIRE_FALSE(std::filesystem::exists(folder / (".shard-0000.tmp." + dead + ".strata")));
     REQUIRE_FALSE(std::filesystem::exists(folder / ("..shard-0001.tmp." + dead + ".strata.spill." + dead)));
     REQUIRE_FALSE(std::filesystem::exists(dir.path() / (".run.strata.tmp." + dead)));
     REQUIRE(std::filesystem::exists(folder / (".shard-0000.tmp." + alive + ".strata")));
+    REQUIRE(std::filesystem::exists(folder / "notes.txt"));
+    REQUIRE(std::filesystem::exists(folder / ("notes.tmp." + dead)));
+    // A single store over the run removes the run's shards, and only them.
+    buildSingle(threeNodes(), target);
+    std::vector<std::string> left;
+    for (const auto& e : std::filesystem::directory_iterator(folder))
+        left.push_back(e.path().filename().string());
+    std::sort(left.begin(), left.end());
+    REQUIRE(left == std::vector<std::string> {".shard-0000.tmp." + alive + ".strata", "notes.tmp." + dead, "notes.txt"});
 }
 
 TEST_CASE("a missing, truncated or replaced shard is named in one clean error", "[store][run][bad]")
