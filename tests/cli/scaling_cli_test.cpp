@@ -14,10 +14,7 @@ namespace {
 std::string ingestFixture(const test::TempDir& dir, const std::string& name)
 {
     const std::string store = (dir / (name + ".strata")).string();
-    const auto r = test::runStrata(
-        { "ingest", std::string(STRATA_TEST_DATA_DIR) + "/paraver/" + name + ".prv", "-o", store });
-    INFO(r.err);
-    REQUIRE(r.exitCode == 0);
+    test::runStrataIn(dir.path(), { "ingest", std::string(STRATA_TEST_DATA_DIR) + "/paraver/" + name + ".prv", "-o", store });
     return store;
 }
 

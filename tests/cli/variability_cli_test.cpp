@@ -16,10 +16,7 @@ namespace {
 std::string ingestFixture(const test::TempDir& dir)
 {
     const std::string store = (dir / "v.strata").string();
-    const auto r = test::runStrata({ "ingest",
-        std::string(STRATA_TEST_DATA_DIR) + "/chrome/ddp_straggler.json", "-o", store });
-    INFO(r.err);
-    REQUIRE(r.exitCode == 0);
+    test::runStrataIn(dir.path(), { "ingest", std::string(STRATA_TEST_DATA_DIR) + "/chrome/ddp_straggler.json", "-o", store });
     return store;
 }
 
