@@ -195,6 +195,7 @@ ImportResult importFile(const std::filesystem::path& input, TraceFormat format,
         if (context.rank >= 0)
             importOptions.rank = context.rank;
         importOptions.originNs = context.originNs;
+        importOptions.threads = context.scanThreads;
         const storage::ImportStats stats = storage::importChromeJson(input, sink, importOptions, progress);
         report.row("events", stats.totalEvents);
         for (const storage::ImportStatRow& row : stats.rows())

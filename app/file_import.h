@@ -23,6 +23,9 @@ struct ImportContext
     /// The trace kernels and origin seen so far (for Nsight Compute and counter logs,
     /// which join to them); null when nothing joins.
     const storage::KernelRecorder* recorder = nullptr;
+    /// Threads that may scan one file (Chrome JSON): all of the ingest's when its files
+    /// are read one after another, 1 when workers read several files at once.
+    int scanThreads = 1;
 };
 
 /// What one import tells the ingest besides the events it sent.

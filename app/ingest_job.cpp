@@ -151,6 +151,7 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
     context.originNs = ranksOrigin(plan, 0, traces.size());
     std::vector<std::vector<std::string>> warnings(request.inputs.size());
     if (run.shardCount() == 1) {
+        context.scanThreads = request.threads;
         storage::StoreBuilder& builder = run.shard(0);
         storage::KernelRecorder recorder(builder);
         storage::TraceSink& sink = joins.empty() ? static_cast<storage::TraceSink&>(builder) : recorder;

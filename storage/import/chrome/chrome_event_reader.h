@@ -21,6 +21,7 @@
 #include "storage/import/chrome/json_scan.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -47,6 +48,11 @@ struct ChromeEventFields
     std::string_view args;
 };
 
+/// Sorts an event's members into the slots importers read (the first of a repeated key).
+void classifyChromeFields(const std::vector<JsonField>& fields, ChromeEventFields& event);
+
+struct EventBatch;
+
 class ChromeEventReader
 {
 public:
@@ -55,6 +61,11 @@ public:
     /// Reads from `input`; `fileName` names the file in errors. With `keepTopLevel`, the
     /// small top-level members besides traceEvents are kept (see topLevel()).
     ChromeEventReader(GzipReader& input, std::string fileName, bool keepTopLevel);
+    ~ChromeEventReader();
+
+    /// Scans events ahead on `threads` threads (chrome_event_batch.h); the events are still
+    /// handed out one by one, in file order, exactly as with one thread.
+    void setScanThreads(int threads);
 
     /// Moves to the next event of the traceEvents array; false at its end (or at the end
     /// of a truncated file). After false, the rest of the top-level object has been read.
@@ -103,6 +114,7 @@ private:
     bool readTopKey(std::string& key);
     bool skipTopValue(std::string* keep);
     bool readEvent();
+    bool takeScanned();  // the next event of the batch, scanning a new batch when needed
     void finishTopLevel();
     void endOfInput(const char* what);
 
@@ -125,6 +137,10 @@ private:
     std::string m_truncation;
     std::string m_endNote;
     std::vector<std::pair<std::string, std::string>> m_topLevel;
+    int m_scanThreads = 1;
+    std::unique_ptr<EventBatch> m_batch;  // views into m_buf from m_batchBase on
+    std::size_t m_batchNext = 0;
+    std::size_t m_batchBase = 0;
 };
 
 }  // namespace strata::storage

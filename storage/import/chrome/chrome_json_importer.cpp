@@ -72,6 +72,7 @@ ImportStats importChromeJson(const std::filesystem::path& path, TraceSink& sink,
     {
         GzipReader input(path, true);
         ChromeEventReader reader(input, fileName, true);
+        reader.setScanThreads(options.threads);
         ProgressReporter reporter(progress, input, 1);
         layout = preScan(reader, [&] { reporter.tick(); });
         reporter.report(input.fileSizeBytes());
@@ -95,6 +96,7 @@ ImportStats importChromeJson(const std::filesystem::path& path, TraceSink& sink,
     // Pass 2: the events.
     GzipReader input(path, true);
     ChromeEventReader reader(input, fileName, false);
+    reader.setScanThreads(options.threads);
     ProgressReporter reporter(progress, input, 2);
     ChromeJsonConverter pass(layout, sink, stats, originAbs - base);
     while (reader.next()) {

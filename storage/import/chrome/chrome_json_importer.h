@@ -60,6 +60,9 @@ struct ChromeImportOptions
     /// Absolute time (same clock as the "origin_ns" meta: baseTimeNanoseconds + ts, or ts)
     /// to use as time 0, to align several files; default: the file's earliest event.
     std::optional<model::TimeNs> originNs;
+    /// Threads that scan the file's events (in both passes), for one big file; the sink
+    /// still receives the events one by one, in file order, the same with any count.
+    int threads = 1;
 };
 
 /// What an import read, and every event it dropped or altered (see rows()).
