@@ -1,75 +1,84 @@
 #include "storage/import/chrome/chrome_event_batch.h"
 
+#include "storage/import/common/gzip_reader.h"
+
+#include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <thread>
 
 namespace strata::storage {
 
 namespace {
 
+/// Text each scanning thread gets per batch: large enough that starting the threads
+/// costs nothing next to the scan (about 30 k Kineto events).
+constexpr std::size_t kBatchBytesPerThread = std::size_t(4) << 20;
+
 inline bool isSpace(char c)
 {
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-/// The events of one range: from `start` (an event's '{', or a guess of one) while events
-/// start before `limit`.
-struct RangeScan
+std::size_t skipSpace(std::string_view text, std::size_t pos)
 {
-    EventBatch batch;
-    /// Where the next event starts once the range is done (after "," and white space), or
-    /// npos when the range stopped early (see the file comment).
-    std::size_t next = std::string_view::npos;
-};
+    while (pos < text.size() && isSpace(text[pos]))
+        ++pos;
+    return pos;
+}
 
-RangeScan scanRange(std::string_view text, std::size_t start, std::size_t limit)
+/// The events of one range into `out`: from `start` (an event's '{', or a guess of one)
+/// while events start before `limit`. Returns where the next event starts once the range
+/// is done (after "," and white space), or npos when it stopped early (see the file
+/// comment of the header).
+std::size_t scanRange(
+    std::string_view text, std::size_t start, std::size_t limit, std::vector<ScannedEvent>& out)
 {
-    RangeScan out;
-    std::vector<JsonField> fields;
+    constexpr std::size_t kStopped = std::string_view::npos;
+    thread_local std::vector<JsonField> fields;
+    out.clear();
     std::size_t pos = start;
     while (pos < limit) {
         if (text[pos] != '{')
-            return out;
+            return kStopped;
         std::size_t n = 0;
         try {
             n = scanJsonObject(text.substr(pos), fields);
         } catch (const JsonSyntaxError&) {
-            return out;
+            return kStopped;
         }
         if (n == 0)
-            return out;
-        ScannedEvent e;
+            return kStopped;
+        ScannedEvent& e = out.emplace_back();
         e.offset = pos;
         e.length = n;
-        e.firstField = out.batch.fields.size();
-        e.fieldCount = fields.size();
         classifyChromeFields(fields, e.event);
-        out.batch.fields.insert(out.batch.fields.end(), fields.begin(), fields.end());
-        out.batch.events.push_back(e);
-        pos += n;
-        while (pos < text.size() && isSpace(text[pos]))
-            ++pos;
+        pos = skipSpace(text, pos + n);
         if (pos == text.size() || text[pos] != ',')
-            return out;
-        ++pos;
-        while (pos < text.size() && isSpace(text[pos]))
-            ++pos;
+            return kStopped;
+        pos = skipSpace(text, pos + 1);
     }
-    out.next = pos;
-    return out;
-}
-
-void append(EventBatch& to, EventBatch&& from)
-{
-    const std::size_t shift = to.fields.size();
-    to.fields.insert(to.fields.end(), from.fields.begin(), from.fields.end());
-    for (ScannedEvent& e : from.events) {
-        e.firstField += shift;
-        to.events.push_back(e);
-    }
+    return pos;
 }
 
 }  // namespace
+
+std::size_t EventBatch::size() const
+{
+    std::size_t n = 0;
+    for (std::size_t r = 0; r < rangeCount; ++r)
+        n += ranges[r].size();
+    return n;
+}
+
+const ScannedEvent& EventBatch::back() const
+{
+    for (std::size_t r = rangeCount; r-- > 0;) {
+        if (!ranges[r].empty())
+            return ranges[r].back();
+    }
+    throw std::logic_error("EventBatch::back() of an empty batch");
+}
 
 std::size_t guessEventStart(std::string_view text, std::size_t from)
 {
@@ -94,7 +103,7 @@ std::size_t guessEventStart(std::string_view text, std::size_t from)
     return std::string_view::npos;
 }
 
-EventBatch scanEventBatch(std::string_view text, int threads)
+void scanEventBatch(std::string_view text, int threads, EventBatch& out)
 {
     // Range starts: the true start, then one guess per further thread, each guess after
     // the previous one.
@@ -107,20 +116,151 @@ EventBatch scanEventBatch(std::string_view text, int threads)
             break;
         starts.push_back(guess);
     }
-    std::vector<RangeScan> scans(starts.size());
-    auto limitOf = [&](std::size_t i) {
-        return i + 1 < starts.size() ? starts[i + 1] : text.size();
+    if (out.ranges.size() < starts.size())
+        out.ranges.resize(starts.size());
+    std::vector<std::size_t> next(starts.size());
+    auto scan = [&](std::size_t i) {
+        const std::size_t limit = i + 1 < starts.size() ? starts[i + 1] : text.size();
+        next[i] = scanRange(text, starts[i], limit, out.ranges[i]);
     };
     {
         std::vector<std::jthread> helpers;
         for (std::size_t i = 1; i < starts.size(); ++i)
-            helpers.emplace_back([&, i] { scans[i] = scanRange(text, starts[i], limitOf(i)); });
-        scans[0] = scanRange(text, starts[0], limitOf(0));
+            helpers.emplace_back(scan, i);
+        scan(0);
     }
-    EventBatch out = std::move(scans[0].batch);
-    for (std::size_t i = 1; i < scans.size() && scans[i - 1].next == starts[i]; ++i)
-        append(out, std::move(scans[i].batch));
-    return out;
+    // Range i counts when range i - 1 counts and ended exactly where range i began.
+    out.rangeCount = 1;
+    while (out.rangeCount < starts.size() && next[out.rangeCount - 1] == starts[out.rangeCount])
+        ++out.rangeCount;
+}
+
+std::size_t scanAfterEvent(std::string_view text, int threads, EventBatch& out)
+{
+    out.rangeCount = 0;
+    std::size_t p = skipSpace(text, 0);
+    if (p == text.size() || text[p] != ',')
+        return 0;
+    p = skipSpace(text, p + 1);
+    if (p == text.size() || text[p] != '{')
+        return 0;
+    scanEventBatch(text.substr(p), threads, out);
+    return p;
+}
+
+// The reader's side (ChromeEventReader::Batches). Two windows take turns: while the
+// importer consumes the events of the current batch (views into m_buf), the next batch is
+// scanned on other threads over the spare window, which holds the text after the current
+// batch's last event and the input that follows it. The input is read only on the
+// importer's thread. When the last event of a batch is handed out, the windows swap; the
+// spare (the old window) keeps that event's views alive until the next batch is started.
+
+void ChromeEventReader::Batches::settle()
+{
+    while (range < batch.rangeCount && next == batch.ranges[range].size()) {
+        ++range;
+        next = 0;
+    }
+}
+
+ChromeEventReader::~ChromeEventReader() = default;
+
+void ChromeEventReader::setScanThreads(int threads)
+{
+    if (threads <= 1) {
+        m_batches.reset();
+        return;
+    }
+    m_batches = std::make_unique<Batches>();
+    m_batches->threads = threads;
+    const std::size_t window = kBatchBytesPerThread * static_cast<std::size_t>(threads);
+    m_buf.resize(std::max(m_buf.size(), window));
+    m_batches->spare.resize(m_buf.size());
+}
+
+std::size_t ChromeEventReader::readInput(char* to, std::size_t bytes)
+{
+    std::size_t done = 0;
+    while (done < bytes && !m_eof) {
+        const std::size_t n = m_input.read(to + done, bytes - done);
+        m_eof = n == 0;
+        done += n;
+    }
+    return done;
+}
+
+void ChromeEventReader::dropBatch()
+{
+    Batches& b = *m_batches;
+    // Reading on while a batch is ahead would skip the input the spare took.
+    if (b.ahead.valid() || !b.used())
+        throw std::logic_error("ChromeEventReader: the window moves while a batch is in use");
+    b.batch.rangeCount = 0;
+    b.range = b.next = 0;
+}
+
+bool ChromeEventReader::takeScanned()
+{
+    Batches& b = *m_batches;
+    if (b.used()) {
+        // No batch: scan one here (the first, or after the reader went on sequentially).
+        if (m_len - m_pos < m_buf.size() / 2)
+            refill();
+        b.base = m_pos;
+        scanEventBatch(std::string_view(m_buf.data() + m_pos, m_len - m_pos), b.threads, b.batch);
+        b.range = b.next = 0;
+        b.settle();
+        if (b.used())
+            return false;  // read sequentially: a huge event, an error or the end
+        b.startAhead = true;
+    }
+    if (b.startAhead) {
+        b.startAhead = false;
+        scanAhead();
+    }
+    const ScannedEvent& e = b.batch.ranges[b.range][b.next++];
+    if (b.base + e.offset != m_pos)
+        throw std::logic_error("ChromeEventReader: a scanned event is not where the reader is");
+    m_event = e.event;
+    m_eventOffset = position();
+    m_eventIndex = m_nextIndex++;
+    m_pos = b.base + e.offset + e.length;
+    b.settle();
+    if (b.used() && b.ahead.valid())
+        switchToAhead();
+    return true;
+}
+
+void ChromeEventReader::scanAhead()
+{
+    Batches& b = *m_batches;
+    const ScannedEvent& last = b.batch.back();
+    const std::size_t end = b.base + last.offset + last.length;
+    const std::size_t tail = m_len - end;
+    if (b.spare.size() < tail + m_buf.size() / 2)
+        b.spare.resize(tail + m_buf.size() / 2);
+    std::memcpy(b.spare.data(), m_buf.data() + end, tail);
+    b.spareLen = tail + readInput(b.spare.data() + tail, b.spare.size() - tail);
+    b.spareBase = m_base + end;
+    b.ahead = std::async(std::launch::async, [&b] {
+        return scanAfterEvent(
+            std::string_view(b.spare.data(), b.spareLen), b.threads, b.aheadBatch);
+    });
+}
+
+void ChromeEventReader::switchToAhead()
+{
+    Batches& b = *m_batches;
+    b.base = b.ahead.get();
+    // The reader stands at the end of the event just handed out, which is spare[0].
+    std::swap(m_buf, b.spare);
+    m_base = b.spareBase;
+    m_pos = 0;
+    m_len = b.spareLen;
+    std::swap(b.batch, b.aheadBatch);
+    b.range = b.next = 0;
+    b.settle();
+    b.startAhead = !b.used();
 }
 
 }  // namespace strata::storage

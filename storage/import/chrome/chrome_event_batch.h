@@ -20,6 +20,8 @@
 #include "storage/import/chrome/chrome_event_reader.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <future>
 #include <string_view>
 #include <vector>
 
@@ -30,24 +32,53 @@ struct ScannedEvent
 {
     std::size_t offset = 0;  ///< of its '{'
     std::size_t length = 0;  ///< up to and including its '}'
-    std::size_t firstField = 0;  ///< its members: EventBatch::fields[firstField, +fieldCount)
-    std::size_t fieldCount = 0;
     ChromeEventFields event;
 };
 
+/// The events of a batch: one run per thread's range, in text order. The vectors keep
+/// their capacity from batch to batch (a batch is about 60 k events).
 struct EventBatch
 {
-    std::vector<ScannedEvent> events;  ///< in text order
-    std::vector<JsonField> fields;  ///< views into the scanned text
+    std::vector<std::vector<ScannedEvent>> ranges;
+    std::size_t rangeCount = 0;  ///< ranges[0, rangeCount) hold the batch
+
+    std::size_t size() const;
+    bool empty() const { return size() == 0; }
+    const ScannedEvent& back() const;  ///< the last event (the batch is not empty)
 };
 
-/// The events of `text` (which starts at an event's '{'), in order, as a sequential reader
-/// reads them, scanned on up to `threads` threads (the caller's included). Views point
-/// into `text`. Never throws for bad input: it stops before it.
-EventBatch scanEventBatch(std::string_view text, int threads);
+/// Fills `out` with the events of `text` (which starts at an event's '{'), in order, as a
+/// sequential reader reads them, scanned on up to `threads` threads (the caller's
+/// included). Views point into `text`. Never throws for bad input: it stops before it.
+void scanEventBatch(std::string_view text, int threads, EventBatch& out);
+
+/// The same for the events after the event that ends at text[0] (past "," and white
+/// space); returns where the first one starts (out is empty when none follows there).
+std::size_t scanAfterEvent(std::string_view text, int threads, EventBatch& out);
 
 /// Where an event may start at or after `from`: a '{' whose previous non-space characters
 /// are "}" then ","; npos when there is none before `text`'s end.
 std::size_t guessEventStart(std::string_view text, std::size_t from);
+
+/// What ChromeEventReader keeps to read by batches (see chrome_event_batch.cpp).
+struct ChromeEventReader::Batches
+{
+    int threads = 2;
+    EventBatch batch;  ///< views into m_buf, from `base` on
+    std::size_t range = 0;  ///< the next event: batch.ranges[range][next]
+    std::size_t next = 0;
+    std::size_t base = 0;
+    bool startAhead = false;  ///< the next call starts scanning ahead
+    std::vector<char> spare;
+    std::size_t spareLen = 0;
+    std::uint64_t spareBase = 0;  ///< stream offset of spare[0]
+    EventBatch aheadBatch;  ///< views into `spare`, from the start `ahead` gives
+    std::future<std::size_t> ahead;  ///< last: waited for before the above go
+
+    /// Moves (range, next) past ranges already handed out.
+    void settle();
+    /// Every event of the batch is handed out (once settled).
+    bool used() const { return range >= batch.rangeCount; }
+};
 
 }  // namespace strata::storage

@@ -14,9 +14,6 @@ namespace strata::storage {
 namespace {
 
 constexpr std::size_t kInitialWindowBytes = std::size_t(2) << 20;
-/// Text each scanning thread gets per batch: large enough that starting the threads
-/// costs nothing next to the scan (about 25 k Kineto events).
-constexpr std::size_t kBatchBytesPerThread = std::size_t(4) << 20;
 
 inline bool isSpace(char c)
 {
@@ -85,17 +82,6 @@ ChromeEventReader::ChromeEventReader(GzipReader& input, std::string fileName, bo
     m_buf.resize(kInitialWindowBytes);
 }
 
-ChromeEventReader::~ChromeEventReader() = default;
-
-void ChromeEventReader::setScanThreads(int threads)
-{
-    m_scanThreads = std::max(1, threads);
-    if (m_scanThreads > 1) {
-        m_batch = std::make_unique<EventBatch>();
-        m_buf.resize(std::max(m_buf.size(), kBatchBytesPerThread * static_cast<std::size_t>(m_scanThreads)));
-    }
-}
-
 void ChromeEventReader::fail(std::uint64_t offset, const std::string& what) const
 {
     throw InputError::atByte(m_fileName, offset, what);
@@ -105,12 +91,8 @@ bool ChromeEventReader::refill()
 {
     if (m_eof)
         return false;
-    if (m_batch) {
-        // The window moves: the batch's views would dangle. It is used up by then (the
-        // events of a batch and their separators lie inside the window).
-        m_batch->events.clear();
-        m_batchNext = 0;
-    }
+    if (m_batches)
+        dropBatch();  // the window moves: the batch's views would dangle
     if (m_pos > 0) {
         std::memmove(m_buf.data(), m_buf.data() + m_pos, m_len - m_pos);
         m_base += m_pos;
@@ -120,14 +102,7 @@ bool ChromeEventReader::refill()
     if (m_len == m_buf.size())
         m_buf.resize(m_buf.size() * 2);  // one event larger than the window
     const std::size_t before = m_len;
-    while (m_len < m_buf.size()) {
-        std::size_t n = m_input.read(m_buf.data() + m_len, m_buf.size() - m_len);
-        if (n == 0) {
-            m_eof = true;
-            break;
-        }
-        m_len += n;
-    }
+    m_len += readInput(m_buf.data() + m_len, m_buf.size() - m_len);
     return m_len > before;
 }
 
@@ -289,30 +264,6 @@ bool ChromeEventReader::readEvent()
     }
 }
 
-bool ChromeEventReader::takeScanned()
-{
-    if (m_batchNext == m_batch->events.size()) {
-        // Top the window up (it may move now, between batches), then scan what it holds.
-        if (m_len - m_pos < m_buf.size() / 2)
-            refill();
-        m_batchBase = m_pos;
-        *m_batch = scanEventBatch(std::string_view(m_buf.data() + m_pos, m_len - m_pos), m_scanThreads);
-        m_batchNext = 0;
-        if (m_batch->events.empty())
-            return false;  // read sequentially: a huge event, an error or the end
-    }
-    const ScannedEvent& e = m_batch->events[m_batchNext++];
-    if (m_batchBase + e.offset != m_pos)
-        throw std::logic_error("ChromeEventReader: a scanned event is not where the reader is");
-    const auto first = m_batch->fields.begin() + static_cast<std::ptrdiff_t>(e.firstField);
-    m_fields.assign(first, first + static_cast<std::ptrdiff_t>(e.fieldCount));
-    m_event = e.event;
-    m_eventOffset = position();
-    m_eventIndex = m_nextIndex++;
-    m_pos = m_batchBase + e.offset + e.length;
-    return true;
-}
-
 void ChromeEventReader::finishTopLevel()
 {
     if (!m_sawEvents)
@@ -443,7 +394,7 @@ bool ChromeEventReader::next()
             }
             if (c != '{')
                 fail(position(), "expected '{' (an event object) or ']'");
-            if (m_batch && takeScanned()) {
+            if (m_batches && takeScanned()) {
                 m_state = State::ArrayCommaOrEnd;
                 return true;
             }

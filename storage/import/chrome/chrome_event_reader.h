@@ -51,8 +51,6 @@ struct ChromeEventFields
 /// Sorts an event's members into the slots importers read (the first of a repeated key).
 void classifyChromeFields(const std::vector<JsonField>& fields, ChromeEventFields& event);
 
-struct EventBatch;
-
 class ChromeEventReader
 {
 public:
@@ -71,10 +69,8 @@ public:
     /// of a truncated file). After false, the rest of the top-level object has been read.
     bool next();
 
-    /// The current event's top-level members (valid until the next call to next()).
-    const std::vector<JsonField>& fields() const { return m_fields; }
-    std::string_view field(std::string_view key) const { return findJsonField(m_fields, key); }
-    /// The usual members of the current event, found once.
+    /// The members of the current event that importers read (valid until the next call
+    /// to next()).
     const ChromeEventFields& event() const { return m_event; }
     /// Offset of the current event in the uncompressed stream, and its index in the array.
     std::uint64_t eventOffset() const { return m_eventOffset; }
@@ -114,7 +110,13 @@ private:
     bool readTopKey(std::string& key);
     bool skipTopValue(std::string* keep);
     bool readEvent();
-    bool takeScanned();  // the next event of the batch, scanning a new batch when needed
+    // Batches (chrome_event_batch.cpp): the next event of the batch, scanning new ones.
+    struct Batches;
+    bool takeScanned();
+    void scanAhead();
+    void switchToAhead();
+    void dropBatch();
+    std::size_t readInput(char* to, std::size_t bytes);
     void finishTopLevel();
     void endOfInput(const char* what);
 
@@ -137,10 +139,7 @@ private:
     std::string m_truncation;
     std::string m_endNote;
     std::vector<std::pair<std::string, std::string>> m_topLevel;
-    int m_scanThreads = 1;
-    std::unique_ptr<EventBatch> m_batch;  // views into m_buf from m_batchBase on
-    std::size_t m_batchNext = 0;
-    std::size_t m_batchBase = 0;
+    std::unique_ptr<Batches> m_batches;  // with more than one scan thread
 };
 
 }  // namespace strata::storage

@@ -61,20 +61,28 @@ std::string eventsText(unsigned seed, int count)
     return text;
 }
 
-/// Each event as "OFFSET:TEXT|key=value...", with offsets from `base`.
+storage::EventBatch batchOf(std::string_view text, int threads)
+{
+    storage::EventBatch batch;
+    storage::scanEventBatch(text, threads, batch);
+    return batch;
+}
+
+/// Each event as "OFFSET:TEXT|member|member...", with offsets from `base`.
 std::vector<std::string> eventsOf(
     const storage::EventBatch& batch, std::string_view text, std::size_t base = 0)
 {
     std::vector<std::string> out;
-    for (const storage::ScannedEvent& e : batch.events) {
-        std::string line =
-            std::to_string(base + e.offset) + ":" + std::string(text.substr(e.offset, e.length));
-        for (std::size_t f = 0; f < e.fieldCount; ++f) {
-            const storage::JsonField& field = batch.fields[e.firstField + f];
-            line += "|" + std::string(field.key) + "=" + std::string(field.value);
+    for (std::size_t r = 0; r < batch.rangeCount; ++r) {
+        for (const storage::ScannedEvent& e : batch.ranges[r]) {
+            const storage::ChromeEventFields& f = e.event;
+            std::string line = std::to_string(base + e.offset) + ":"
+                + std::string(text.substr(e.offset, e.length));
+            for (std::string_view member :
+                { f.ph, f.name, f.cat, f.pid, f.tid, f.ts, f.dur, f.id, f.id2, f.bp, f.args })
+                line += "|" + std::string(member);
+            out.push_back(std::move(line));
         }
-        line += "|ph=" + std::string(e.event.ph) + "|ts=" + std::string(e.event.ts);
-        out.push_back(std::move(line));
     }
     return out;
 }
@@ -86,12 +94,12 @@ std::vector<std::string> scanAll(std::string_view text, int threads)
     std::vector<std::string> out;
     for (std::size_t pos = 0; pos < text.size();) {
         const std::string_view rest = text.substr(pos);
-        const storage::EventBatch batch = storage::scanEventBatch(rest, threads);
-        if (batch.events.empty())
+        const storage::EventBatch batch = batchOf(rest, threads);
+        if (batch.empty())
             break;
         for (std::string& line : eventsOf(batch, rest, pos))
             out.push_back(std::move(line));
-        const storage::ScannedEvent& last = batch.events.back();
+        const storage::ScannedEvent& last = batch.back();
         pos += last.offset + last.length;
         while (pos < text.size()
             && std::string_view(" \t\r\n,").find(text[pos]) != std::string_view::npos)
@@ -171,7 +179,7 @@ TEST_CASE("scanEventBatch holds exactly the events a sequential reader reads", "
         INFO("seed " << seed);
         // Every event (the B/E pairs are two) in one batch, none beyond the array's end.
         CHECK(sequential.size() >= static_cast<std::size_t>(40 + seed * 7));
-        CHECK(sequential.size() == storage::scanEventBatch(text, 1).events.size());
+        CHECK(sequential.size() == batchOf(text, 1).size());
         CHECK(sequential.back().find("\"ts\":") != std::string::npos);
         for (int threads : { 2, 3, 4, 7, 16 })
             CHECK(scanAll(text, threads) == sequential);
@@ -184,13 +192,13 @@ TEST_CASE("scanEventBatch splits plain events over its threads in one batch", "[
         text += std::string(i ? ",\n" : "") + R"({"ph":"X","name":"k","pid":1,"tid":1,"ts":)"
             + std::to_string(i) + "}";
     for (int threads : { 2, 4, 8 })
-        CHECK(storage::scanEventBatch(text, threads).events.size() == 1000);
+        CHECK(batchOf(text, threads).size() == 1000);
 }
 
 TEST_CASE("scanEventBatch stops before a malformed or an incomplete event", "[chrome]") {
     const std::string good = eventsText(5, 60);
     const std::size_t cut = good.size() * 2 / 3;
-    const std::size_t before = storage::scanEventBatch(good.substr(0, cut), 1).events.size();
+    const std::size_t before = batchOf(good.substr(0, cut), 1).size();
     REQUIRE(before > 10);
     // Cut inside an event: the events before it, whatever the thread count.
     for (int threads : { 1, 2, 4 })
@@ -200,7 +208,7 @@ TEST_CASE("scanEventBatch stops before a malformed or an incomplete event", "[ch
     const std::size_t at = bad.find("\"ph\"", cut);
     REQUIRE(at != std::string::npos);
     bad[at] = '#';
-    const std::size_t valid = storage::scanEventBatch(bad, 1).events.size();
+    const std::size_t valid = batchOf(bad, 1).size();
     CHECK(valid > before);
     for (int threads : { 2, 3, 5 })
         CHECK(scanAll(bad, threads).size() == valid);

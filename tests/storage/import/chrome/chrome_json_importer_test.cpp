@@ -1018,20 +1018,23 @@ TEST_CASE("Chrome import throughput", "[.chrome-bench]") {
         env ? std::filesystem::path(env) : test::realTrace("h100/kineto_gpt_train_1gpu.json.gz");
     if (path.empty())
         return;
+    storage::ChromeImportOptions options;
+    if (const char* threads = std::getenv("STRATA_CHROME_BENCH_THREADS"))
+        options.threads = std::atoi(threads);
     std::vector<double> seconds;
     ImportStats stats;
     for (int run = 0; run < 5; ++run) {
         CountingSink sink;
         const auto start = std::chrono::steady_clock::now();
-        stats = storage::importChromeJson(path, sink);
+        stats = storage::importChromeJson(path, sink, options);
         seconds.push_back(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     std::sort(seconds.begin(), seconds.end());
     const double median = seconds[seconds.size() / 2];
-    std::printf("%s: %llu events, %.1f MB uncompressed JSON, median %.3f s: %.0f MB/s, "
+    std::printf("%s (%d threads): %llu events, %.1f MB uncompressed JSON, median %.3f s: %.0f MB/s, "
                 "%.2f M events/s\n",
-        path.string().c_str(), static_cast<unsigned long long>(stats.totalEvents),
+        path.string().c_str(), options.threads, static_cast<unsigned long long>(stats.totalEvents),
         static_cast<double>(stats.bytes) / 1e6, median,
         static_cast<double>(stats.bytes) / 1e6 / median,
         static_cast<double>(stats.totalEvents) / 1e6 / median);
