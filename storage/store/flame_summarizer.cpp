@@ -19,11 +19,47 @@ struct Part
     std::int64_t weight;
 };
 
+/// Sorts `parts` by (bucket, path). Buckets span a range not much wider than the parts
+/// are many (they come from time order), so a counting sort by bucket and a sort of each
+/// bucket's few parts by path beat one comparison sort of them all (the hot loop of
+/// tiling intervals); a wide range falls back to that sort.
+void sortByBucketAndPath(std::vector<Part>& parts)
+{
+    auto byPath = [](const Part& a, const Part& b) {
+        return a.path < b.path;
+    };
+    if (parts.size() < 2)
+        return;
+    const auto [lo, hi] = std::minmax_element(parts.begin(), parts.end(),
+        [](const Part& a, const Part& b) { return a.bucket < b.bucket; });
+    const std::int64_t first = lo->bucket;
+    const std::uint64_t range =
+        static_cast<std::uint64_t>(hi->bucket) - static_cast<std::uint64_t>(first) + 1;
+    if (range > 2 * parts.size() + 1024) {
+        std::sort(parts.begin(), parts.end(), [](const Part& a, const Part& b) {
+            return a.bucket != b.bucket ? a.bucket < b.bucket : a.path < b.path;
+        });
+        return;
+    }
+    std::vector<std::uint32_t> starts(range + 1, 0);
+    for (const Part& p : parts)
+        ++starts[static_cast<std::size_t>(p.bucket - first) + 1];
+    for (std::size_t b = 1; b < starts.size(); ++b)
+        starts[b] += starts[b - 1];
+    std::vector<Part> sorted(parts.size());
+    std::vector<std::uint32_t> next(starts.begin(), starts.end() - 1);
+    for (const Part& p : parts)
+        sorted[next[static_cast<std::size_t>(p.bucket - first)]++] = p;
+    for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
+        if (starts[b + 1] - starts[b] > 1)
+            std::sort(sorted.begin() + starts[b], sorted.begin() + starts[b + 1], byPath);
+    }
+    parts.swap(sorted);
+}
+
 std::vector<FlameBucket> reduce(std::vector<Part>& parts)
 {
-    std::sort(parts.begin(), parts.end(), [](const Part& a, const Part& b) {
-        return a.bucket != b.bucket ? a.bucket < b.bucket : a.path < b.path;
-    });
+    sortByBucketAndPath(parts);
     std::vector<FlameBucket> out;
     for (const Part& p : parts) {
         if (out.empty() || out.back().bucket != p.bucket)
