@@ -16,7 +16,7 @@ namespace {
 constexpr const char* kUsage = R"(usage:
   strata ingest INPUT... -o STORE [--format auto|chrome|paraver|nsys|ncu|counters|folded|otf2] [--threads N]
                 [--shards N]   # several trace files: N shards built in parallel (default: by size)
-  strata info STORE [--json]
+  strata info STORE [--json] [--verify]
   strata metrics STORE [--json] [--window T0:T1] [--level process|thread|gpu|stream] [--rules FILE] [--all-workers]
   strata metrics STORE --profile [--json] [--window T0:T1] [--level ...] [--top N]
   strata metrics RUN1.strata RUN2.strata... [--json] [--level ...] [--strong|--weak]   # POP scaling table

@@ -1,11 +1,13 @@
 #include "app/arg_parser.h"
 #include "app/commands.h"
+#include "app/progress_bar.h"
 #include "model/json_text.h"
 #include "storage/store/run_manifest.h"
 #include "storage/store/store_reader.h"
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,7 +41,7 @@ std::string categoryName(const storage::StoreReader& store, model::StringId id)
     return name.empty() ? std::string("(none)") : std::string(name);
 }
 
-void printJson(const storage::StoreReader& store, std::uintmax_t storeBytes)
+void printJson(const storage::StoreReader& store, std::uintmax_t storeBytes, std::optional<std::size_t> verified)
 {
     const EventTotals t = totals(store);
     std::string out = "{";
@@ -78,6 +80,8 @@ void printJson(const storage::StoreReader& store, std::uintmax_t storeBytes)
                + ",\"bytes\":" + std::to_string(shard.bytes) + "}";
     }
     out += "]";
+    if (verified)
+        out += ",\"verified_shards\":" + std::to_string(*verified);
     out += ",\"meta\":{";
     first = true;
     for (const auto& [k, v] : store.allMeta()) {
@@ -119,7 +123,7 @@ void printImportReport(const storage::StoreReader& store)
     }
 }
 
-void printTable(const storage::StoreReader& store, std::uintmax_t storeBytes)
+void printTable(const storage::StoreReader& store, std::uintmax_t storeBytes, std::optional<std::size_t> verified)
 {
     const EventTotals t = totals(store);
     std::printf("store        %s (%.2f MB, format %s)\n", store.path().c_str(), storeBytes / 1e6,
@@ -129,6 +133,10 @@ void printTable(const storage::StoreReader& store, std::uintmax_t storeBytes)
     std::printf("span         %s (%lld .. %lld ns)\n", model::formatDuration(store.span().durationNs()).c_str(),
                 static_cast<long long>(store.span().startNs), static_cast<long long>(store.span().endNs));
     std::printf("tracks       %zu\n", store.resources().size());
+    if (verified)
+        std::printf("verified     %s\n",
+                    *verified ? (std::to_string(*verified) + " shards match the manifest's checksums").c_str()
+                              : "a single store: each tile's checksum is checked when it is read");
     if (store.isRun()) {
         std::printf("shards       %zu\n", store.shards().size());
         for (const storage::ShardInfo& shard : store.shards())
@@ -157,15 +165,21 @@ void printTable(const storage::StoreReader& store, std::uintmax_t storeBytes)
 
 int infoCommand(const Args& args)
 {
-    ArgParser p(args, {}, {"--json"});
+    ArgParser p(args, {}, {"--json", "--verify"});
     if (p.positional().size() != 1)
         throw UsageError{"info needs exactly one STORE"};
     storage::StoreReader store(p.positional()[0]);
     const auto bytes = storage::storeBytes(store.path());
+    std::optional<std::size_t> verified;
+    if (p.flag("--verify")) {
+        // Before printing anything: an altered shard ends the command with its error.
+        ProgressBar bar("verifying", "B");
+        verified = store.verifyShards(bar.callback());
+    }
     if (p.flag("--json"))
-        printJson(store, bytes);
+        printJson(store, bytes, verified);
     else
-        printTable(store, bytes);
+        printTable(store, bytes, verified);
     return kExitOk;
 }
 

@@ -4,6 +4,7 @@
 
 #include "storage/store/store_reader.h"
 
+#include "storage/store/input_error.h"
 #include "storage/store/run_manifest.h"
 #include "storage/store/shard_reader.h"
 #include "storage/store/shard_reader_p.h"
@@ -89,6 +90,27 @@ void StoreReader::openStore()
     info.bytes = std::filesystem::file_size(m_path, ec);
     m_shardInfo.push_back(std::move(info));
     m_shards.push_back(std::move(shard));
+}
+
+std::size_t StoreReader::verifyShards(const ProgressFn& progress) const
+{
+    if (!m_run)
+        return 0;
+    const auto& shards = m_run->manifest.shards;
+    std::uint64_t total = 0, done = 0;
+    for (const RunShard& s : shards)
+        total += s.bytes;
+    for (const RunShard& s : shards) {
+        if (progress && !progress(done, total))
+            throw Cancelled();
+        if (fileChecksum(shardFile(m_path, s.path)) != s.checksum)
+            throw StoreError(m_path.string() + ": shard " + s.path
+                             + " is altered: its content differs from the checksum the manifest lists");
+        done += s.bytes;
+    }
+    if (progress)
+        progress(total, total);
+    return shards.size();
 }
 
 void StoreReader::openRun(SqliteDb& manifestDb)
