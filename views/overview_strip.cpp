@@ -1,6 +1,7 @@
 #include "views/overview_strip.h"
 
 #include <QMouseEvent>
+#include <algorithm>
 #include <QPainter>
 
 namespace strata::views {
@@ -64,17 +65,46 @@ void OverviewStrip::setWindow(model::TimeRange window)
     update();
 }
 
+QImage foldRows(const QImage& content, int height)
+{
+    height = std::max(1, height);
+    if (content.height() <= height)
+        return content.scaled(content.width(), height, Qt::IgnoreAspectRatio, Qt::SmoothTransformation);
+    const QImage source = content.convertToFormat(QImage::Format_RGB32);
+    QImage out(source.width(), height, QImage::Format_RGB32);
+    const int rows = source.height();
+    for (int y = 0; y < height; ++y) {
+        const int first = static_cast<int>(static_cast<long long>(y) * rows / height);
+        const int last = std::max(first + 1, static_cast<int>(static_cast<long long>(y + 1) * rows / height));
+        auto* target = reinterpret_cast<QRgb*>(out.scanLine(y));
+        std::copy_n(reinterpret_cast<const QRgb*>(source.constScanLine(first)), source.width(), target);
+        for (int r = first + 1; r < last; ++r) {
+            const auto* row = reinterpret_cast<const QRgb*>(source.constScanLine(r));
+            for (int x = 0; x < source.width(); ++x) {
+                if (qGray(row[x]) < qGray(target[x]))
+                    target[x] = row[x];
+            }
+        }
+    }
+    return out;
+}
+
 void OverviewStrip::paintEvent(QPaintEvent*)
 {
     requestData();
     const TimelineFrame f = contentFrame();
-    QImage content(f.widthPx, f.heightPx, QImage::Format_RGB32);
-    {
-        QPainter p(&content);
-        m_renderer.paint(p, f, *m_fetcher.latest());
+    const std::shared_ptr<const TimelineData> data = m_fetcher.latest();
+    if (data != m_pictureOf || m_picture.size() != size()) {
+        QImage content(f.widthPx, f.heightPx, QImage::Format_RGB32);
+        {
+            QPainter p(&content);
+            m_renderer.paint(p, f, *data);
+        }
+        m_picture = foldRows(content, height());
+        m_pictureOf = data;
     }
     QPainter p(this);
-    p.drawImage(rect(), content);
+    p.drawImage(0, 0, m_picture);
     // The timeline's window: a frame over the strip, the rest dimmed.
     const double x0 = f.xOf(m_window.startNs);
     const double x1 = std::max(x0 + 2, f.xOf(m_window.endNs));

@@ -7,6 +7,7 @@
 
 #include "views/timeline_fetcher.h"
 
+#include <QImage>
 #include <QWidget>
 
 namespace strata::views {
@@ -41,6 +42,16 @@ private:
     TimelineFetcher m_fetcher;
     model::TimeRange m_run;
     model::TimeRange m_window;
+    /// The strip's picture of the latest data at the widget's size (folding the rows of
+    /// hundreds of tracks costs milliseconds: done once per data, not per window move).
+    QImage m_picture;
+    std::shared_ptr<const TimelineData> m_pictureOf;
 };
+
+/// `content` made `height` rows high, as an overview should: where source rows are more
+/// than the target's, each target pixel takes the most inked (least light) of the pixels
+/// it covers, so a thin busy band among many tracks stays visible instead of being
+/// skipped by sampling or washed out by averaging; fewer source rows are scaled smoothly.
+QImage foldRows(const QImage& content, int height);
 
 } // namespace strata::views

@@ -218,3 +218,43 @@ TEST_CASE("showing only some tracks keeps them and the groups above them", "[gui
     w.showOnlyTracks({});
     CHECK(w.layout().rows.size() == 4);
 }
+
+TEST_CASE("the overview strip of hundreds of busy tracks shows them busy", "[gui]")
+{
+    // 400 tracks in a 60-pixel strip: each pixel row stands for several tracks' rows,
+    // most of them the white between lanes. Sampling one source row per pixel row would
+    // mostly land there and show an empty strip (the 1 B-event run's 576 rows did).
+    test::TempDir dir;
+    const auto path = dir / "many.strata";
+    {
+        storage::StoreBuilder b(path);
+        for (int t = 0; t < 400; ++t) {
+            const auto thread = b.addTrack(model::kNoTrack, model::ResourceKind::Thread, "t" + std::to_string(t));
+            for (int i = 0; i < 100; ++i)
+                b.addInterval(thread, {i * 1'000'000LL, i * 1'000'000LL + 900'000, b.intern("busy"), {}, 0});
+        }
+        b.finish();
+    }
+    storage::StoreReader store(path);
+    views::OverviewStrip strip(store);
+    strip.resize(800, 60);
+    const QImage image = strip.grabStrip();
+    int painted = 0, seen = 0;
+    for (int y = 5; y < 55; y += 5) {
+        for (int x = 100; x < 700; x += 10, ++seen)
+            painted += QColor(image.pixel(x, y)) != QColor(Qt::white);
+    }
+    CHECK(painted >= seen * 9 / 10);
+}
+
+TEST_CASE("foldRows keeps the most inked pixel of the rows it folds", "[gui]")
+{
+    QImage content(4, 90, QImage::Format_RGB32);
+    content.fill(Qt::white);
+    content.setPixel(1, 44, qRgb(200, 0, 0));  // one thin mark among 90 rows
+    const QImage folded = views::foldRows(content, 9);
+    REQUIRE(folded.size() == QSize(4, 9));
+    CHECK(folded.pixel(1, 4) == qRgb(200, 0, 0));
+    CHECK(folded.pixel(0, 4) == qRgb(255, 255, 255));
+    CHECK(views::foldRows(content, 180).size() == QSize(4, 180));
+}
