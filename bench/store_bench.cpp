@@ -178,16 +178,34 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
         const std::filesystem::path store = dir / "ingested.strata";
         writeSynthetic<storage::ChromeJsonWriter>(json, events);
         const double jsonBytes = static_cast<double>(std::filesystem::file_size(json));
-        const auto ingest = inChild([&] {
-            const auto start = Clock::now();
-            storage::StoreBuilder builder(store);
-            storage::importChromeJson(json, builder);
-            builder.finish();
-            return std::vector<double> { msSince(start), static_cast<double>(builder.eventCount()),
-                peakRssMb() };
-        });
+        // The app's ingest when it gave it (one file: its threads scan the file, then tile),
+        // by one thread and by two; else the storage path on one thread.
+        auto ingestWith = [&](int threads) {
+            return inChild([&] {
+                const auto start = Clock::now();
+                double events = 0;
+                if (options.ingestFiles) {
+                    options.ingestFiles({ json }, store, threads);
+                    for (const storage::ShardInfo& shard : storage::StoreReader(store).shards())
+                        events += static_cast<double>(shard.events);
+                } else {
+                    storage::StoreBuilder builder(store);
+                    storage::importChromeJson(json, builder);
+                    builder.finish();
+                    events = static_cast<double>(builder.eventCount());
+                }
+                return std::vector<double> { msSince(start), events, peakRssMb() };
+            });
+        };
+        const auto ingest = ingestWith(2);
         emit(
             { "ingest_chrome_mb_per_s", jsonBytes / 1e6 / (ingest[0] / 1000.0), "MB/s", caseName });
+        if (options.ingestFiles) {
+            const auto oneThread = ingestWith(1);
+            emit({ "ingest_chrome_1_thread_mb_per_s", jsonBytes / 1e6 / (oneThread[0] / 1000.0), "MB/s",
+                caseName });
+            emit({ "ingest_chrome_2_over_1_threads", oneThread[0] / ingest[0], "ratio", caseName });
+        }
         emit({ "ingest_chrome_events_per_s", ingest[1] / (ingest[0] / 1000.0), "events/s",
             caseName });
         emit({ "ingest_peak_rss_mb", ingest[2], "MB", caseName });
