@@ -10,6 +10,7 @@
 #include "storage/synth/synthetic_trace.h"
 
 #include "bench/bench_support.h"
+#include "bench/json_parse_bench.h"
 #include "bench/frame_bench.h"
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -200,6 +201,13 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
         const auto ingest = ingestWith(2);
         emit(
             { "ingest_chrome_mb_per_s", jsonBytes / 1e6 / (ingest[0] / 1000.0), "MB/s", caseName });
+        // The parsers alone, on the same file: the scanner the importer uses, and simdjson.
+        if (const JsonParseRates parsers = measureJsonParsers(json); parsers.scannerMbPerS > 0) {
+            if (parsers.scannerMembers != parsers.simdjsonMembers)
+                throw std::runtime_error("json parse bench: the parsers saw different members");
+            emit({ "json_scanner_mb_per_s", parsers.scannerMbPerS, "MB/s", caseName });
+            emit({ "simdjson_ondemand_mb_per_s", parsers.simdjsonMbPerS, "MB/s", caseName });
+        }
         if (options.ingestFiles) {
             const auto oneThread = ingestWith(1);
             emit({ "ingest_chrome_1_thread_mb_per_s", jsonBytes / 1e6 / (oneThread[0] / 1000.0), "MB/s",
