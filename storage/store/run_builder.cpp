@@ -1,5 +1,7 @@
 #include "storage/store/run_builder.h"
 
+#include "storage/store/builder_tag.h"
+
 #include "storage/store/run_manifest.h"
 #include "storage/store/sqlite_db.h"
 
@@ -20,20 +22,6 @@ namespace strata::storage {
 
 namespace {
 
-/// The process id a temporary file's name carries (".tmp.PID", ".spill.PID"), or 0.
-pid_t builderOf(const std::string& name)
-{
-    static const std::regex pattern(R"(\.(tmp|spill)\.([0-9]+))");
-    std::smatch match;
-    if (!std::regex_search(name, match, pattern))
-        return 0;
-    try {
-        return static_cast<pid_t>(std::stoll(match[2].str()));
-    } catch (const std::exception&) {
-        return 0;
-    }
-}
-
 /// Whether a file of a shard folder is one Strata writes there (a published shard, or a
 /// shard's temporary, builder or spill file): only those are ever removed, so a folder
 /// that happens to carry the name keeps what else it holds.
@@ -41,11 +29,6 @@ bool isShardFile(const std::string& name)
 {
     static const std::regex pattern(R"(shard-[0-9]{4,}-[0-9a-f]{12}\.strata|\.{1,2}shard-[0-9]{4,}\..*)");
     return std::regex_match(name, pattern);
-}
-
-bool isRunning(pid_t pid)
-{
-    return pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH;
 }
 
 /// Removes the temporary files in `folder` whose names start with one of `prefixes` and
@@ -57,8 +40,7 @@ void removeDeadTemps(const std::filesystem::path& folder, const std::vector<std:
         const std::string name = entry.path().filename().string();
         if (std::none_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return name.starts_with(p); }))
             continue;
-        const pid_t pid = builderOf(name);
-        if (pid > 0 && !isRunning(pid))
+        if (builderGone(entry.path()))
             std::filesystem::remove(entry.path(), ec);
     }
 }
@@ -99,8 +81,8 @@ void removeStaleRunFiles(const std::filesystem::path& target, const std::vector<
     const std::set<std::string> kept(keep.begin(), keep.end());
     for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
         const std::string name = entry.path().filename().string();
-        const pid_t pid = builderOf(name);
-        if (!isShardFile(name) || kept.count(name) || (pid > 0 && isRunning(pid)))
+        const bool temporary = name.starts_with(".");
+        if (!isShardFile(name) || kept.count(name) || (temporary && !builderGone(entry.path())))
             continue;  // not ours, the run's, or another live build's
         std::filesystem::remove(entry.path(), ec);
     }
@@ -230,9 +212,9 @@ void RunBuilder::publish(const std::vector<std::filesystem::path>& shardFiles)
 
 std::filesystem::path shardTempFile(const std::filesystem::path& target, int index)
 {
-    char name[64];
-    std::snprintf(name, sizeof name, ".shard-%04d.tmp.%d.strata", index, static_cast<int>(::getpid()));
-    return shardFolder(target) / name;
+    char name[32];
+    std::snprintf(name, sizeof name, ".shard-%04d.tmp.", index);
+    return shardFolder(target) / (name + builderTag() + ".strata");
 }
 
 void prepareShardFolder(const std::filesystem::path& target)
@@ -264,7 +246,7 @@ void publishRun(const std::filesystem::path& target, const std::vector<std::file
     }
     RunManifest manifest = describeRun(shardFiles, paths, meta);
     const std::filesystem::path temp = target.parent_path()
-        / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
+        / ("." + target.filename().string() + ".tmp." + builderTag());
     std::error_code ec;
     std::filesystem::remove(temp, ec);
     try {

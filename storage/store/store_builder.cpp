@@ -1,5 +1,7 @@
 #include "storage/store/store_builder.h"
 
+#include "storage/store/builder_tag.h"
+
 #include "storage/store/input_error.h"
 #include "storage/store/run_builder.h"
 #include "storage/store/spill_file.h"
@@ -203,7 +205,7 @@ StoreBuilder::StoreBuilder(std::filesystem::path target, StoreBuildOptions optio
     , m_stacks(1)
 {
     m_temp = m_target.parent_path()
-             / ("." + m_target.filename().string() + ".tmp." + std::to_string(::getpid()));
+             / ("." + m_target.filename().string() + ".tmp." + builderTag());
     // Create the temporary file now: a folder we cannot write fails at once, with its
     // reason, not after a long import as a failed SQLite write ("is the disk full?").
     const int fd = ::open(m_temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -247,7 +249,7 @@ void StoreBuilder::account(std::size_t bytes)
         return;
     if (!m_spill) {
         m_spill = std::make_unique<SpillFile>(
-            m_target.parent_path() / ("." + m_target.filename().string() + ".spill." + std::to_string(::getpid())));
+            m_target.parent_path() / ("." + m_target.filename().string() + ".spill." + builderTag()));
     }
     for (std::size_t track = 0; track < m_tracks.size(); ++track)
         m_spill->spill(static_cast<model::TrackId>(track), *m_tracks[track]);

@@ -2,6 +2,7 @@
 // the same trace, is built deterministically and published atomically, and a manifest
 // that points out of its folder or at a damaged shard is refused with the shard's name.
 
+#include "storage/store/builder_tag.h"
 #include "storage/store/run_builder.h"
 #include "storage/store/run_manifest.h"
 #include "storage/store/shard_router.h"
@@ -284,6 +285,31 @@ TEST_CASE("the leftovers of a killed run build go with the next build there", "[
         left.push_back(e.path().filename().string());
     std::sort(left.begin(), left.end());
     REQUIRE(left == std::vector<std::string> {".shard-0000.tmp." + alive + ".strata", "notes.tmp." + dead, "notes.txt"});
+}
+
+TEST_CASE("leftovers of a build on another host go once no one writes them", "[store][run]")
+{
+    // An MPI build's ranks write shard temporaries from other nodes: their processes
+    // cannot be asked, so a file idle for longer than a live build leaves one goes.
+    test::TempDir dir;
+    const auto target = dir.path() / "run.strata";
+    const auto folder = storage::shardFolder(target);
+    std::filesystem::create_directories(folder);
+    const std::string idle = ".shard-0003.tmp.4242@othernode.strata";
+    const std::string busy = ".shard-0004.tmp.4243@othernode.strata";
+    const std::string here = ".shard-0005.tmp.4194999@" + storage::builderTag().substr(storage::builderTag().find('@') + 1) + ".strata";
+    for (const auto& name : {idle, busy, here})
+        std::ofstream(folder / name) << "partial";
+    std::filesystem::last_write_time(folder / idle, std::filesystem::file_time_type::clock::now()
+                                                        - storage::kForeignIdle - std::chrono::minutes(1));
+    CHECK(storage::builderGone(folder / idle));
+    CHECK_FALSE(storage::builderGone(folder / busy));
+    CHECK(storage::builderGone(folder / here));  // this host: its process is gone
+    CHECK_FALSE(storage::builderGone(folder / "shard-0000-0123456789ab.strata"));
+    buildRun(threeNodes(), target, 2);
+    CHECK_FALSE(std::filesystem::exists(folder / idle));
+    CHECK(std::filesystem::exists(folder / busy));
+    CHECK_FALSE(std::filesystem::exists(folder / here));
 }
 
 TEST_CASE("a missing, truncated or replaced shard is named in one clean error", "[store][run][bad]")
