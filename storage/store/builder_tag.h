@@ -4,7 +4,9 @@
 // are gone, never those of a build still running. On this host a builder is gone when its
 // process is. On another host (the rank of an MPI build on a node this build does not
 // run on) its process cannot be asked: its file counts as left over once nothing has
-// written it for kForeignIdle, since a live build keeps writing its files.
+// written it for kForeignIdle. The one mistake possible is a build from another node into
+// the same place still parsing, unwritten for that long, while a second build starts
+// there: two builds into one place already replace each other's result.
 
 #include <chrono>
 #include <filesystem>
