@@ -197,3 +197,16 @@ TEST_CASE("info --verify finds a shard altered where opening does not look", "[c
             + shard.filename().string()
             + " is altered: its content differs from the checksum the manifest lists\n");
 }
+
+TEST_CASE("ingest: one big Chrome file scanned by two threads gives the same store as by one", "[cli][shards]")
+{
+    // Large enough for several scan batches (4 MB of text per thread each).
+    test::TempDir dir;
+    test::runStrataIn(dir.path(), {"synth", "-o", "big.json", "--events", "150000", "--ranks", "4"});
+    REQUIRE(std::filesystem::file_size(dir / "big.json") > (std::uintmax_t(20) << 20));
+    const auto one = test::runStrata({"ingest", (dir / "big.json").string(), "-o", (dir / "one.strata").string(), "--threads", "1"});
+    const auto two = test::runStrata({"ingest", (dir / "big.json").string(), "-o", (dir / "two.strata").string(), "--threads", "2"});
+    REQUIRE(one.exitCode == 0);
+    REQUIRE(two.exitCode == 0);
+    CHECK(test::readFile(dir / "one.strata") == test::readFile(dir / "two.strata"));
+}
