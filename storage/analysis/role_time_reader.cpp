@@ -1,6 +1,7 @@
 #include "storage/analysis/role_time_reader.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace strata::storage {
 
@@ -46,7 +47,30 @@ void forBuckets(TimeNs s, TimeNs e, TimeNs a, TimeNs b, TimeNs w, Fn fn)
 
 }  // namespace
 
-constexpr model::StringId kNoCategory = 0xFFFFFFFFu;
+void learnCategory(CategoryKnowledge& knowledge, model::StringId name, model::StringId category)
+{
+    auto [it, added] = knowledge.emplace(name, category);
+    if (!added && it->second != category)
+        it->second = kMixedCategories;
+}
+
+void learnCategories(CategoryKnowledge& knowledge, const CategoryKnowledge& more)
+{
+    for (const auto& [name, category] : more)
+        learnCategory(knowledge, name, category);
+}
+
+bool RoleTimeReader::reliedOnlyOn(
+    const std::set<CategoryReliance>& relied, const CategoryKnowledge& earlier)
+{
+    return std::all_of(relied.begin(), relied.end(), [&](const CategoryReliance& r) {
+        const auto other = earlier.find(r.name);
+        if (other == earlier.end())
+            return true;
+        // What the reader would have known: the join of both.
+        return r.known && (*r.known == other->second || *r.known == kMixedCategories);
+    });
+}
 
 RoleTimeReader::RoleTimeReader(StoreReader& store, Options options)
     : m_store(store)
@@ -76,14 +100,13 @@ RoleTimeReader::Resolved RoleTimeReader::fromRule(int rule, Role stored) const
 RoleTimeReader::Resolved RoleTimeReader::resolveExact(const model::Interval& e)
 {
     if (m_ruleSet.usesCategory()) {
-        auto [it, added] = m_categoryOf.emplace(e.name, e.category);
-        if (!added && it->second != e.category)
-            it->second = kNoCategory;
+        learnCategory(m_categoryOf, e.name, e.category);
+        learnCategory(m_learned, e.name, e.category);
     }
     return fromRule(m_ruleSet.match(m_store.strings(), e.name, e.category), e.role);
 }
 
-RoleTimeReader::Resolved RoleTimeReader::resolveEntry(const Coverage& c) const
+RoleTimeReader::Resolved RoleTimeReader::resolveEntry(const Coverage& c)
 {
     const bool anyLive = std::any_of(m_ruleSet.rules().begin(), m_ruleSet.rules().end(),
         [](const model::RoleRule& r) { return r.live; });
@@ -94,9 +117,22 @@ RoleTimeReader::Resolved RoleTimeReader::resolveEntry(const Coverage& c) const
     if (const auto rule = m_ruleSet.matchNameOnly(m_store.strings(), c.name))
         return fromRule(*rule, c.role);
     const auto seen = m_categoryOf.find(c.name);
-    if (seen == m_categoryOf.end() || seen->second == kNoCategory)
+    m_relied.insert(
+        { c.name, seen == m_categoryOf.end() ? std::nullopt : std::optional(seen->second) });
+    if (seen == m_categoryOf.end() || seen->second == kMixedCategories)
         return { c.role, -1, false };
     return fromRule(m_ruleSet.match(m_store.strings(), c.name, seen->second), c.role);
+}
+
+RoleAttribution RoleTimeReader::takeAttribution()
+{
+    return std::exchange(m_attribution, {});
+}
+
+void RoleTimeReader::startRecord()
+{
+    m_learned.clear();
+    m_relied.clear();
 }
 
 void RoleTimeReader::attribute(const Resolved& r, model::StringId name, TimeNs ns)

@@ -28,6 +28,14 @@
 // a rule might match, it keeps its stored role and its time is added to the error bound.
 // attribution() records which rule (or the importer) and which names gave each role its time
 // (coverage, before priorities resolve overlaps).
+//
+// That category knowledge is the one state that makes a worker's answer depend on the
+// workers read before it with the same reader. A reader split across processes (an MPI rank
+// reads only its shards' workers) stays exact through a record per worker: what its exact
+// intervals taught (learned(), independent of any earlier read) and what its summary
+// entries relied on (relied(): the name and what the reader knew of it then). Given the
+// knowledge of every earlier worker, reliedOnlyOn() says whether the answer stands, and
+// seedCategories() starts a reader where the single reader would have stood.
 
 #include "model/role_rules.h"
 #include "model/role_time.h"
@@ -35,6 +43,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -45,6 +54,24 @@ struct RoleAttribution
 {
     std::map<std::pair<model::Role, int>, model::TimeNs> byRule;
     std::map<std::pair<model::Role, model::StringId>, model::TimeNs> byName;
+};
+
+/// Category of each name seen in exact intervals; kMixedCategories once it had two.
+using CategoryKnowledge = std::map<model::StringId, model::StringId>;
+inline constexpr model::StringId kMixedCategories = 0xFFFFFFFFu;
+
+/// Adds one (name, category) observation (or the knowledge of another reader: the join
+/// is order-free: a name keeps its category while all agree, else kMixedCategories).
+void learnCategory(CategoryKnowledge& knowledge, model::StringId name, model::StringId category);
+void learnCategories(CategoryKnowledge& knowledge, const CategoryKnowledge& more);
+
+/// What a summary entry's classification relied on: its name, and the category the
+/// reader knew for it then (nullopt: none).
+struct CategoryReliance
+{
+    model::StringId name;
+    std::optional<model::StringId> known;
+    auto operator<=>(const CategoryReliance&) const = default;
 };
 
 /// Role times of one slot of the window.
@@ -79,6 +106,19 @@ public:
     int slotLevel(model::TimeRange window) const;
     /// Accumulated over every call so far.
     const RoleAttribution& attribution() const { return m_attribution; }
+    /// Returns the attribution accumulated so far and starts a new one.
+    RoleAttribution takeAttribution();
+
+    /// Starts from `knowledge`, as if the workers it came from had been read first.
+    void seedCategories(CategoryKnowledge knowledge) { m_categoryOf = std::move(knowledge); }
+    /// Starts a new record: learned() and relied() cover the calls after this one.
+    void startRecord();
+    const CategoryKnowledge& learned() const { return m_learned; }
+    const std::set<CategoryReliance>& relied() const { return m_relied; }
+    /// Whether answers that relied on `relied` stay the same once `earlier` (the
+    /// knowledge of workers this reader did not read) is known too.
+    static bool reliedOnlyOn(
+        const std::set<CategoryReliance>& relied, const CategoryKnowledge& earlier);
 
 private:
     struct Resolved
@@ -89,7 +129,7 @@ private:
     };
     Resolved fromRule(int rule, model::Role stored) const;
     Resolved resolveExact(const model::Interval& e);
-    Resolved resolveEntry(const Coverage& c) const;
+    Resolved resolveEntry(const Coverage& c);
     void attribute(const Resolved& r, model::StringId name, model::TimeNs ns);
     /// One track's exact intervals in `window`, clipped, with resolved roles.
     std::vector<model::RoleSpan> trackSpans(
@@ -102,8 +142,9 @@ private:
     StoreReader& m_store;
     Options m_options;
     model::RoleRules m_ruleSet;  ///< the rules, restricted to the store's categories
-    /// Category of each name seen in exact intervals; kNoCategory once it had two.
-    std::map<model::StringId, model::StringId> m_categoryOf;
+    CategoryKnowledge m_categoryOf;  ///< seeded, plus what every call so far read
+    CategoryKnowledge m_learned;  ///< since startRecord()
+    std::set<CategoryReliance> m_relied;  ///< since startRecord()
     RoleAttribution m_attribution;
 };
 
