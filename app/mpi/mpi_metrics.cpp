@@ -54,23 +54,28 @@ public:
         std::optional<storage::EfficiencyPlan> plan;
         std::unique_ptr<storage::EfficiencyCollector> collector;
         std::string learned;
+        bool relies = false;
         together(m_comm, [&] {
             plan = storage::planEfficiency(store, request);
             collector = std::make_unique<storage::EfficiencyCollector>(store, *plan,
                 [&](const model::Worker& w) { return rankReads(m_comm, store, w.tracks.front()); });
             collector->collect();
             learned = collector->learned().toBytes();
+            relies = collector->relies();
         });
-        // Every rank needs every earlier worker's learning: gathered, merged, broadcast.
-        const std::vector<std::string> learnings = m_comm.gather(learned);
-        std::string everyone;
-        together(m_comm, [&] {
-            storage::CategoryLearning merged;
-            for (const std::string& bytes : learnings)
-                merged.merge(storage::CategoryLearning::fromBytes(bytes));
-            everyone = m_comm.root() ? merged.toBytes() : std::string();
-        });
-        everyone = m_comm.broadcast(everyone);
+        // Where a classification relied on learned categories, every rank needs every
+        // earlier worker's learning: gathered, merged, broadcast.
+        std::string everyone = learned;
+        if (m_comm.max(relies ? 1 : 0) != 0) {
+            const std::vector<std::string> learnings = m_comm.gather(learned);
+            together(m_comm, [&] {
+                storage::CategoryLearning merged;
+                for (const std::string& bytes : learnings)
+                    merged.merge(storage::CategoryLearning::fromBytes(bytes));
+                everyone = m_comm.root() ? merged.toBytes() : std::string();
+            });
+            everyone = m_comm.broadcast(everyone);
+        }
         std::string partial;
         together(m_comm, [&] {
             partial = collector->settle(storage::CategoryLearning::fromBytes(everyone)).toBytes();

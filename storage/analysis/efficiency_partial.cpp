@@ -179,6 +179,17 @@ CategoryLearning EfficiencyCollector::learned() const
     return out;
 }
 
+bool EfficiencyCollector::relies() const
+{
+    for (const auto& records : m_records) {
+        for (const auto& [index, record] : records) {
+            if (!record.relied.empty())
+                return true;
+        }
+    }
+    return false;
+}
+
 CategoryKnowledge EfficiencyCollector::knowledgeBefore(
     const CategoryLearning& everyone, int chain, std::size_t index) const
 {

@@ -106,6 +106,9 @@ public:
     void collect();
     /// What the owned workers' reads learned.
     CategoryLearning learned() const;
+    /// Whether some owned worker's classification relied on learned categories (if no
+    /// process's did, settle() needs no one's learning).
+    bool relies() const;
     /// With the learning of every process (this one's included): reads again the workers
     /// whose classification would change, computes the GPU idle causes, and returns the
     /// partial.
