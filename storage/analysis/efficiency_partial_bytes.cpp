@@ -143,8 +143,7 @@ std::string EfficiencyPartial::toBytes() const
 EfficiencyPartial EfficiencyPartial::fromBytes(std::string_view bytes)
 {
     ByteReader in(bytes);
-    if (in.remaining() < kPartialMagic.size() || in.raw(kPartialMagic.size()) != kPartialMagic)
-        throw CorruptTile("efficiency partial: not one (no SEP1 header)");
+    detail::expectMagic(in, kPartialMagic, "efficiency partial");
     EfficiencyPartial p;
     readTimes(in, p.workers);
     readTimes(in, p.hosts);
@@ -235,8 +234,7 @@ std::string CategoryLearning::toBytes() const
 CategoryLearning CategoryLearning::fromBytes(std::string_view bytes)
 {
     ByteReader in(bytes);
-    if (in.remaining() < kLearningMagic.size() || in.raw(kLearningMagic.size()) != kLearningMagic)
-        throw CorruptTile("category learning: not one (no SCL1 header)");
+    detail::expectMagic(in, kLearningMagic, "category learning");
     CategoryLearning learning;
     for (auto& chain : learning.chains) {
         for (std::uint64_t n = count(in, 2); n > 0; --n) {

@@ -169,8 +169,7 @@ std::string NameProfile::toBytes() const
 NameProfile NameProfile::fromBytes(std::string_view bytes)
 {
     ByteReader in(bytes);
-    if (in.remaining() < kProfileMagic.size() || in.raw(kProfileMagic.size()) != kProfileMagic)
-        throw CorruptTile("name profile: not one (no SNP1 header)");
+    detail::expectMagic(in, kProfileMagic, "name profile");
     NameProfile p;
     p.window.startNs = in.svarint();
     p.window.endNs = in.svarint();

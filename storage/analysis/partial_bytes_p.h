@@ -6,6 +6,7 @@
 #include "storage/store/byte_io.h"
 
 #include <string>
+#include <string_view>
 
 namespace strata::storage::detail {
 
@@ -17,6 +18,13 @@ inline std::uint64_t checkedCount(ByteReader& in, std::uint64_t minBytes, const 
     if (n > in.remaining() / minBytes)
         throw CorruptTile(std::string(what) + ": a count exceeds its bytes");
     return n;
+}
+
+/// Reads `magic`, the partial's first bytes; throws CorruptTile("WHAT: not one ...").
+inline void expectMagic(ByteReader& in, std::string_view magic, const char* what)
+{
+    if (in.remaining() < magic.size() || in.raw(magic.size()) != magic)
+        throw CorruptTile(std::string(what) + ": not one (no " + std::string(magic) + " header)");
 }
 
 }  // namespace strata::storage::detail

@@ -76,8 +76,7 @@ std::string VariabilityPartial::toBytes() const
 VariabilityPartial VariabilityPartial::fromBytes(std::string_view bytes)
 {
     ByteReader in(bytes);
-    if (in.raw(kMagic.size()) != kMagic)
-        throw CorruptTile("variability partial: not one (no SVP1 header)");
+    detail::expectMagic(in, kMagic, "variability partial");
     VariabilityPartial p;
     for (std::uint64_t n = count(in, 2); n > 0; --n) {
         auto& tracks = p.names[std::string(in.string())];

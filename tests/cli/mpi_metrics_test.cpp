@@ -67,13 +67,9 @@ std::string paraver(const std::string& name)
 
 TEST_CASE("strata-mpi metrics on 2 ranks equals strata metrics: the real 4-rank DDP files",
     "[cli][mpi][metrics][real]") {
-    std::vector<std::string> inputs;
-    for (int r = 0; r < 4; ++r) {
-        const auto rank = test::realTrace("h100/kineto_ddp_rank" + std::to_string(r) + ".json.gz");
-        if (rank.empty())
-            return;  // the shared real-trace folder is not here
-        inputs.push_back(rank.string());
-    }
+    const std::vector<std::string> inputs = test::realDdpRankFiles();
+    if (inputs.empty())
+        return;  // the shared real-trace folder is not here
     test::TempDir dir;
     const std::string run = mpiIngest(dir, inputs, "run.strata");
     checkMetricsEqual(dir, { run });
