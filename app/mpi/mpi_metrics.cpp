@@ -2,8 +2,9 @@
 // shards dealt to the ranks (shard s to rank s mod K). Each rank computes the figures of
 // the workers its shards hold (storage/analysis/efficiency_partial.h): role times per
 // worker, GPU idle causes, role attribution, useful counters per thread, time outside MPI
-// and the replay's calls and sent messages per process. The ranks exchange what their
-// reads learned of name categories (all-gather through rank 0), settle, and rank 0 gathers
+// and the replay's calls and sent messages per process. First the ranks exchange what
+// their workers' exact reads teach of name categories (all-gather through rank 0, only
+// where a rule depends on a category), then each reads its workers, and rank 0 gathers
 // the partials as bytes, merges them, runs the ideal replay and formats the report with
 // strata's own code (app/metrics_command.h): the same bytes as `strata metrics`.
 // `--profile` deals tracks the same way (each track's rows are computed alone). A failure
@@ -54,19 +55,19 @@ public:
         std::optional<storage::EfficiencyPlan> plan;
         std::unique_ptr<storage::EfficiencyCollector> collector;
         std::string learned;
-        bool relies = false;
+        bool learnedAny = false;
         together(m_comm, [&] {
             plan = storage::planEfficiency(store, request);
             collector = std::make_unique<storage::EfficiencyCollector>(store, *plan,
                 [&](const model::Worker& w) { return rankReads(m_comm, store, w.tracks.front()); });
-            collector->collect();
-            learned = collector->learned().toBytes();
-            relies = collector->relies();
+            const storage::CategoryLearning learning = collector->learn();
+            learnedAny = !learning.empty();
+            learned = learning.toBytes();
         });
-        // Where a classification relied on learned categories, every rank needs every
-        // earlier worker's learning: gathered, merged, broadcast.
+        // Where a rule depends on a category, every rank needs every earlier worker's
+        // learning: gathered, merged, broadcast.
         std::string everyone = learned;
-        if (m_comm.max(relies ? 1 : 0) != 0) {
+        if (m_comm.max(learnedAny ? 1 : 0) != 0) {
             const std::vector<std::string> learnings = m_comm.gather(learned);
             together(m_comm, [&] {
                 storage::CategoryLearning merged;
@@ -78,7 +79,8 @@ public:
         }
         std::string partial;
         together(m_comm, [&] {
-            partial = collector->settle(storage::CategoryLearning::fromBytes(everyone)).toBytes();
+            const auto learning = storage::CategoryLearning::fromBytes(everyone);
+            partial = collector->collect(&learning).toBytes();
         });
         const std::vector<std::string> partials = m_comm.gather(partial);
         storage::EfficiencyReport report;

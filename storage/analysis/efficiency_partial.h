@@ -4,7 +4,7 @@
 //
 //   every process: planEfficiency (the manifest only: workers, levels, what is asked)
 //   each process:  EfficiencyCollector over the workers it owns
-//                    collect()  -> learned()  --all-gather-->  settle(every learning)
+//                    learn()  --all-gather-->  collect(every learning)
 //                    -> EfficiencyPartial  --bytes-->  the process that merges
 //   one process:   merge the partials -> finishEfficiency -> EfficiencyReport
 //
@@ -25,11 +25,13 @@
 //
 // Exactness of the role times: RoleTimeReader classifies summary cells by the categories
 // it learned from exact intervals read before, so one reader's answer for a worker depends
-// on the workers read before it. collect() records, per worker, what it learned and what
-// it relied on; settle() gives each worker the knowledge of every worker before it in plan
-// order (all processes' learnings) and reads again, with a reader seeded with that
-// knowledge, only the workers whose answer would change (RoleTimeReader::reliedOnlyOn).
-// In one process nothing is read again.
+// on the workers read before it. learn() makes, per owned worker, only the exact reads
+// (RoleTimeReader::categoriesLearnedBy: the query and the edges, not the mixing) and
+// returns what they taught; collect(everyone) then reads each worker with a reader seeded
+// with the learning of every worker before it in plan order, where the single reader
+// would have stood. In one process, collect() alone reads the workers in order with one
+// reader, as computeEfficiency always did. Without a rule that depends on a category,
+// nothing is learned and learn() reads nothing.
 
 #include "storage/analysis/efficiency_report.h"
 #include "storage/analysis/replay_input.h"
@@ -83,12 +85,13 @@ struct EfficiencyPartial
     static EfficiencyPartial fromBytes(std::string_view bytes);
 };
 
-/// The category knowledge of workers read (RoleTimeReader::learned()), per chain of
-/// workers read by one reader (0: plan.workers, 1: plan.hostProcesses) and worker index.
+/// The category knowledge of workers (RoleTimeReader::categoriesLearnedBy), per chain of
+/// workers one reader reads in order (0: plan.workers, 1: plan.hostProcesses) and index.
 struct CategoryLearning
 {
     std::map<std::uint32_t, CategoryKnowledge> chains[2];
 
+    bool empty() const;
     void merge(const CategoryLearning& other);
     std::string toBytes() const;
     static CategoryLearning fromBytes(std::string_view bytes);
@@ -102,31 +105,28 @@ class EfficiencyCollector
 public:
     EfficiencyCollector(StoreReader& store, const EfficiencyPlan& plan, OwnsWorker owns);
     ~EfficiencyCollector();
-    /// Reads every owned worker once.
-    void collect();
-    /// What the owned workers' reads learned.
-    CategoryLearning learned() const;
-    /// Whether some owned worker's classification relied on learned categories (if no
-    /// process's did, settle() needs no one's learning).
-    bool relies() const;
-    /// With the learning of every process (this one's included): reads again the workers
-    /// whose classification would change, computes the GPU idle causes, and returns the
-    /// partial.
-    EfficiencyPartial settle(const CategoryLearning& everyone);
+    /// What the owned workers' exact reads teach of categories (for the other processes).
+    CategoryLearning learn();
+    /// Reads every owned worker and returns the partial. `everyone`: the learning of
+    /// every process (this one's included), when other processes read other workers;
+    /// nullptr when this process owns every worker.
+    EfficiencyPartial collect(const CategoryLearning* everyone = nullptr);
 
 private:
-    struct Record;
-    std::vector<RoleSlot> read(
-        int chain, std::size_t index, const CategoryKnowledge* seed, Record* record);
-    CategoryKnowledge knowledgeBefore(
-        const CategoryLearning& everyone, int chain, std::size_t index) const;
+    const model::Worker& worker(int chain, std::size_t index) const;
+    /// Reads worker `index` of `chain` (0: plan.workers, 1: plan.hostProcesses).
+    std::vector<RoleSlot> read(int chain, std::size_t index);
+    /// Seeds the chain's reader for worker `index` from `everyone`, when given.
+    void seed(int chain, std::size_t index);
 
     StoreReader& m_store;
     const EfficiencyPlan& m_plan;
     OwnsWorker m_owns;
     std::unique_ptr<RoleTimeReader> m_readers[2];
-    std::map<std::uint32_t, Record> m_records[2];
-    EfficiencyPartial m_partial;
+    const CategoryLearning* m_everyone = nullptr;
+    /// The learning of every worker before the one read last, per chain, and that index.
+    CategoryKnowledge m_before[2];
+    std::size_t m_beforeIndex[2] = { 0, 0 };
 };
 
 /// The report from the merged partial of every owned worker (throws std::logic_error when

@@ -229,8 +229,7 @@ EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& 
 {
     const EfficiencyPlan plan = planEfficiency(store, request);
     EfficiencyCollector collector(store, plan, [](const model::Worker&) { return true; });
-    collector.collect();
-    return finishEfficiency(plan, collector.settle(collector.learned()));
+    return finishEfficiency(plan, collector.collect());
 }
 
 }  // namespace strata::storage

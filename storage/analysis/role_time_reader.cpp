@@ -1,7 +1,6 @@
 #include "storage/analysis/role_time_reader.h"
 
 #include <algorithm>
-#include <utility>
 
 namespace strata::storage {
 
@@ -60,18 +59,6 @@ void learnCategories(CategoryKnowledge& knowledge, const CategoryKnowledge& more
         learnCategory(knowledge, name, category);
 }
 
-bool RoleTimeReader::reliedOnlyOn(
-    const std::set<CategoryReliance>& relied, const CategoryKnowledge& earlier)
-{
-    return std::all_of(relied.begin(), relied.end(), [&](const CategoryReliance& r) {
-        const auto other = earlier.find(r.name);
-        if (other == earlier.end())
-            return true;
-        // What the reader would have known: the join of both.
-        return r.known && (*r.known == other->second || *r.known == kMixedCategories);
-    });
-}
-
 RoleTimeReader::RoleTimeReader(StoreReader& store, Options options)
     : m_store(store)
     , m_options(options)
@@ -101,12 +88,11 @@ RoleTimeReader::Resolved RoleTimeReader::resolveExact(const model::Interval& e)
 {
     if (m_ruleSet.usesCategory()) {
         learnCategory(m_categoryOf, e.name, e.category);
-        learnCategory(m_learned, e.name, e.category);
     }
     return fromRule(m_ruleSet.match(m_store.strings(), e.name, e.category), e.role);
 }
 
-RoleTimeReader::Resolved RoleTimeReader::resolveEntry(const Coverage& c)
+RoleTimeReader::Resolved RoleTimeReader::resolveEntry(const Coverage& c) const
 {
     const bool anyLive = std::any_of(m_ruleSet.rules().begin(), m_ruleSet.rules().end(),
         [](const model::RoleRule& r) { return r.live; });
@@ -117,22 +103,9 @@ RoleTimeReader::Resolved RoleTimeReader::resolveEntry(const Coverage& c)
     if (const auto rule = m_ruleSet.matchNameOnly(m_store.strings(), c.name))
         return fromRule(*rule, c.role);
     const auto seen = m_categoryOf.find(c.name);
-    m_relied.insert(
-        { c.name, seen == m_categoryOf.end() ? std::nullopt : std::optional(seen->second) });
     if (seen == m_categoryOf.end() || seen->second == kMixedCategories)
         return { c.role, -1, false };
     return fromRule(m_ruleSet.match(m_store.strings(), c.name, seen->second), c.role);
-}
-
-RoleAttribution RoleTimeReader::takeAttribution()
-{
-    return std::exchange(m_attribution, {});
-}
-
-void RoleTimeReader::startRecord()
-{
-    m_learned.clear();
-    m_relied.clear();
 }
 
 void RoleTimeReader::attribute(const Resolved& r, model::StringId name, TimeNs ns)
@@ -202,15 +175,56 @@ RoleTimes RoleTimeReader::roleTimes(
     return total;
 }
 
+RoleTimeReader::SlotGrid RoleTimeReader::slotGrid(TimeRange window) const
+{
+    const TimeNs w = m_store.grid().bucketNs(slotLevel(window));
+    const TimeNs a = -model::floorDiv(-window.startNs, w) * w;  // first border at or after t0
+    const TimeNs b = model::floorDiv(window.endNs, w) * w;  // last border at or before t1
+    return { w, a, b };
+}
+
+CategoryKnowledge RoleTimeReader::categoriesLearnedBy(
+    std::span<const model::TrackId> tracks, TimeRange window)
+{
+    // The exact intervals roleSlots reads, through resolveExact, and only those.
+    CategoryKnowledge learned;
+    if (!m_ruleSet.usesCategory() || window.empty())
+        return learned;
+    auto learn = [&](const std::vector<model::Interval>& intervals) {
+        for (const model::Interval& e : intervals)
+            learnCategory(learned, e.name, e.category);
+    };
+    auto exactRange = [&](TimeRange range) {
+        if (range.empty())
+            return;
+        for (model::TrackId track : tracks)
+            learn(m_store.intervals(track, range.startNs, range.endNs));
+    };
+    const auto [w, a, b] = slotGrid(window);
+    if (a >= b) {
+        exactRange({ window.startNs, std::min(a, window.endNs) });
+        exactRange({ std::max(a, window.startNs), window.endNs });
+        return learned;
+    }
+    exactRange({ window.startNs, a });
+    ViewportQuery q;
+    q.tracks.assign(tracks.begin(), tracks.end());
+    q.startNs = a;
+    q.endNs = b;
+    q.pixelWidth = static_cast<int>((b - a) / w);
+    for (const TrackSlice& slice : m_store.query(q))
+        learn(slice.intervals);
+    exactRange({ b, window.endNs });
+    return learned;
+}
+
 std::vector<RoleSlot> RoleTimeReader::roleSlots(
     std::span<const model::TrackId> tracks, TimeRange window, const model::WorkerPriority& priority)
 {
     std::vector<RoleSlot> slots;
     if (window.empty())
         return slots;
-    const TimeNs w = m_store.grid().bucketNs(slotLevel(window));
-    const TimeNs a = -model::floorDiv(-window.startNs, w) * w;  // first border at or after t0
-    const TimeNs b = model::floorDiv(window.endNs, w) * w;  // last border at or before t1
+    const auto [w, a, b] = slotGrid(window);
     auto exactSlot = [&](TimeRange range) {
         if (!range.empty())
             slots.push_back({ range, exactRoleTimes(tracks, range, priority) });

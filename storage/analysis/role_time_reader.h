@@ -30,12 +30,12 @@
 // (coverage, before priorities resolve overlaps).
 //
 // That category knowledge is the one state that makes a worker's answer depend on the
-// workers read before it with the same reader. A reader split across processes (an MPI rank
-// reads only its shards' workers) stays exact through a record per worker: what its exact
-// intervals taught (learned(), independent of any earlier read) and what its summary
-// entries relied on (relied(): the name and what the reader knew of it then). Given the
-// knowledge of every earlier worker, reliedOnlyOn() says whether the answer stands, and
-// seedCategories() starts a reader where the single reader would have stood.
+// workers read before it with the same reader. Processes that each read some workers (MPI
+// ranks reading their shards) stay exact by learning first: categoriesLearnedBy() makes
+// the exact reads of a worker (its edges and the query's exact intervals, not the mixing)
+// and returns what they teach, which depends on nothing read before; with every worker's
+// learning known, seedCategories() starts a worker's read where one reader reading all the
+// workers in order would have stood.
 
 #include "model/role_rules.h"
 #include "model/role_time.h"
@@ -43,7 +43,6 @@
 
 #include <map>
 #include <optional>
-#include <set>
 #include <span>
 #include <vector>
 
@@ -64,15 +63,6 @@ inline constexpr model::StringId kMixedCategories = 0xFFFFFFFFu;
 /// is order-free: a name keeps its category while all agree, else kMixedCategories).
 void learnCategory(CategoryKnowledge& knowledge, model::StringId name, model::StringId category);
 void learnCategories(CategoryKnowledge& knowledge, const CategoryKnowledge& more);
-
-/// What a summary entry's classification relied on: its name, and the category the
-/// reader knew for it then (nullopt: none).
-struct CategoryReliance
-{
-    model::StringId name;
-    std::optional<model::StringId> known;
-    auto operator<=>(const CategoryReliance&) const = default;
-};
 
 /// Role times of one slot of the window.
 struct RoleSlot
@@ -106,19 +96,15 @@ public:
     int slotLevel(model::TimeRange window) const;
     /// Accumulated over every call so far.
     const RoleAttribution& attribution() const { return m_attribution; }
-    /// Returns the attribution accumulated so far and starts a new one.
-    RoleAttribution takeAttribution();
 
-    /// Starts from `knowledge`, as if the workers it came from had been read first.
+    /// What roleSlots(tracks, window, ...) would learn of names' categories, from the same
+    /// exact reads (empty when no rule depends on a category); costs the query and the
+    /// edges, not the mixing.
+    CategoryKnowledge categoriesLearnedBy(
+        std::span<const model::TrackId> tracks, model::TimeRange window);
+    /// Replaces what this reader knows of categories, as if the workers `knowledge` came
+    /// from, and only they, had been read before.
     void seedCategories(CategoryKnowledge knowledge) { m_categoryOf = std::move(knowledge); }
-    /// Starts a new record: learned() and relied() cover the calls after this one.
-    void startRecord();
-    const CategoryKnowledge& learned() const { return m_learned; }
-    const std::set<CategoryReliance>& relied() const { return m_relied; }
-    /// Whether answers that relied on `relied` stay the same once `earlier` (the
-    /// knowledge of workers this reader did not read) is known too.
-    static bool reliedOnlyOn(
-        const std::set<CategoryReliance>& relied, const CategoryKnowledge& earlier);
 
 private:
     struct Resolved
@@ -129,7 +115,13 @@ private:
     };
     Resolved fromRule(int rule, model::Role stored) const;
     Resolved resolveExact(const model::Interval& e);
-    Resolved resolveEntry(const Coverage& c);
+    Resolved resolveEntry(const Coverage& c) const;
+    /// The slots' grid over `window`: bucket width w, first and last border inside.
+    struct SlotGrid
+    {
+        model::TimeNs w, a, b;
+    };
+    SlotGrid slotGrid(model::TimeRange window) const;
     void attribute(const Resolved& r, model::StringId name, model::TimeNs ns);
     /// One track's exact intervals in `window`, clipped, with resolved roles.
     std::vector<model::RoleSpan> trackSpans(
@@ -142,9 +134,7 @@ private:
     StoreReader& m_store;
     Options m_options;
     model::RoleRules m_ruleSet;  ///< the rules, restricted to the store's categories
-    CategoryKnowledge m_categoryOf;  ///< seeded, plus what every call so far read
-    CategoryKnowledge m_learned;  ///< since startRecord()
-    std::set<CategoryReliance> m_relied;  ///< since startRecord()
+    CategoryKnowledge m_categoryOf;  ///< seeded, plus what every call since read
     RoleAttribution m_attribution;
 };
 

@@ -1,7 +1,8 @@
 // computeEfficiency in parts (efficiency_partial.h): workers dealt to two simulated
-// processes in any way (a GPU and its host on different ones, the two ranks of a
-// ping-pong or of a serialization chain apart) give, after the category exchange, settle, bytes and
-// merge, the report of one process, bit for bit; and a partial's bytes cut short are refused.
+// processes in any way (a GPU and its host on different ones, the ranks of a ping-pong or
+// of a serialization chain apart) give, after the category exchange, collect, bytes and
+// merge, the report of one process, bit for bit; and a partial's bytes cut short are
+// refused.
 
 #include "storage/analysis/efficiency_partial.h"
 
@@ -92,14 +93,11 @@ storage::EfficiencyReport inTwo(storage::StoreReader& store,
     const storage::EfficiencyPlan plan = storage::planEfficiency(store, request);
     storage::EfficiencyCollector a(store, plan, [&](const model::Worker& w) { return !second(w); });
     storage::EfficiencyCollector b(store, plan, second);
-    a.collect();
-    b.collect();
-    storage::CategoryLearning everyone =
-        storage::CategoryLearning::fromBytes(a.learned().toBytes());
-    everyone.merge(storage::CategoryLearning::fromBytes(b.learned().toBytes()));
+    storage::CategoryLearning everyone = storage::CategoryLearning::fromBytes(a.learn().toBytes());
+    everyone.merge(storage::CategoryLearning::fromBytes(b.learn().toBytes()));
     storage::EfficiencyPartial merged =
-        storage::EfficiencyPartial::fromBytes(a.settle(everyone).toBytes());
-    merged.merge(storage::EfficiencyPartial::fromBytes(b.settle(everyone).toBytes()));
+        storage::EfficiencyPartial::fromBytes(a.collect(&everyone).toBytes());
+    merged.merge(storage::EfficiencyPartial::fromBytes(b.collect(&everyone).toBytes()));
     return storage::finishEfficiency(plan, std::move(merged));
 }
 
@@ -147,6 +145,8 @@ TEST_CASE(
     const auto mixed =
         namedLike({ "(rank 1)", "(rank 3)", "rank 2", "rank 3", "thread 547 (pt_autograd_0)" });
     const auto gpusOnly = namedLike({ "GPU 0 (rank 1)", "GPU 0 (rank 2)" });
+    // ... or a later host first: the earlier host is read after it, from its own knowledge.
+    const auto laterHost = namedLike({ "GPU 0 (rank 1)", "rank 3" });
     // A rule by category: summary cells of CUDA runtime calls turn sync once learned.
     const model::RoleRules rules = model::RoleRules::parse("sync category=^cuda_runtime$\n");
     for (const auto level :
@@ -164,6 +164,7 @@ TEST_CASE(
                 const std::string one = describe(storage::computeEfficiency(store, request));
                 CHECK(describe(inTwo(store, request, mixed)) == one);
                 CHECK(describe(inTwo(store, request, gpusOnly)) == one);
+                CHECK(describe(inTwo(store, request, laterHost)) == one);
                 // Each process alone, or one with nothing: the same again.
                 CHECK(describe(inTwo(store, request, [](const model::Worker&) { return true; }))
                     == one);
@@ -202,8 +203,7 @@ TEST_CASE("efficiency in parts equals one process: MPI ranks owned apart (replay
     // A partial's bytes cut anywhere are refused, never read as a smaller partial.
     const storage::EfficiencyPlan plan = storage::planEfficiency(store, request);
     storage::EfficiencyCollector all(store, plan, [](const model::Worker&) { return true; });
-    all.collect();
-    const std::string bytes = all.settle(all.learned()).toBytes();
+    const std::string bytes = all.collect().toBytes();
     REQUIRE(storage::EfficiencyPartial::fromBytes(bytes).toBytes() == bytes);
     for (std::size_t n = 0; n < bytes.size(); ++n)
         CHECK_THROWS_AS(
