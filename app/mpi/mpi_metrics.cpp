@@ -54,12 +54,15 @@ public:
     {
         std::optional<storage::EfficiencyPlan> plan;
         std::unique_ptr<storage::EfficiencyCollector> collector;
+        const bool alone = m_comm.size() == 1;
         std::string learned;
         bool learnedAny = false;
         together(m_comm, [&] {
             plan = storage::planEfficiency(store, request);
             collector = std::make_unique<storage::EfficiencyCollector>(store, *plan,
                 [&](const model::Worker& w) { return rankReads(m_comm, store, w.tracks.front()); });
+            if (alone)
+                return;  // one reader reads every worker in order: nothing to learn first
             const storage::CategoryLearning learning = collector->learn();
             learnedAny = !learning.empty();
             learned = learning.toBytes();
@@ -79,6 +82,10 @@ public:
         }
         std::string partial;
         together(m_comm, [&] {
+            if (alone) {
+                partial = collector->collect().toBytes();
+                return;
+            }
             const auto learning = storage::CategoryLearning::fromBytes(everyone);
             partial = collector->collect(&learning).toBytes();
         });
