@@ -1,10 +1,12 @@
 // `strata metrics`: the POP efficiency metrics (and their GPU extension) of a store for
 // a window, as a table or JSON; with --profile, the analyzer's tracks x names table.
-// The computation lives in storage/analysis/efficiency_report.h and storage/analysis/name_profile.h; this
-// file parses the command line and formats.
+// The computation lives in storage/analysis/efficiency_report.h and
+// storage/analysis/name_profile.h; this file parses the command line and formats (shared with
+// `strata-mpi metrics`: metrics_command.h).
+
+#include "app/metrics_command.h"
 
 #include "app/arg_parser.h"
-#include "app/commands.h"
 #include "app/metrics_format.h"
 #include "app/scaling_format.h"
 #include "model/role_rules.h"
@@ -36,7 +38,7 @@ model::RoleRules loadRules(const std::string& path)
 
 }  // namespace
 
-int metricsCommand(const Args& args)
+MetricsArgs metricsArgsFrom(const Args& args)
 {
     ArgParser p(args, { "--window", "--level", "--rules", "--top", "--slots" },
         { "--json", "--profile", "--all-workers", "--strong", "--weak" });
@@ -47,61 +49,93 @@ int metricsCommand(const Args& args)
     if (p.flag("--strong") && p.flag("--weak"))
         throw UsageError { "--strong and --weak exclude each other" };
 
-    storage::EfficiencyRequest request;
+    MetricsArgs a;
+    a.stores = p.positional();
     if (const auto window = windowOption(p))
-        request.window = *window;
-    request.level = levelOption(p);
-    std::optional<model::RoleRules> rules;
-    if (auto path = p.value("--rules")) {
-        rules = loadRules(*path);
-        request.rules = &*rules;
-    }
-    request.maxSlots = static_cast<int>(p.integer("--slots", 4096, 16, 1 << 20));
-    request.allWorkers = p.flag("--all-workers");
-    const bool json = p.flag("--json");
-    const std::string rulesSource = p.valueOr("--rules", "");
-    request.idealReplay = true;
+        a.request.window = *window;
+    a.request.level = levelOption(p);
+    if (auto path = p.value("--rules"))
+        a.rules = loadRules(*path);
+    a.request.maxSlots = static_cast<int>(p.integer("--slots", 4096, 16, 1 << 20));
+    a.request.allWorkers = p.flag("--all-workers");
+    a.request.idealReplay = true;
+    a.json = p.flag("--json");
+    a.rulesPath = p.valueOr("--rules", "");
+    a.profile = p.flag("--profile");
+    if (a.profile)
+        a.top = static_cast<std::size_t>(p.integer("--top", 10, 1, 1'000'000));
+    if (p.flag("--strong"))
+        a.force = model::Scaling::Strong;
+    if (p.flag("--weak"))
+        a.force = model::Scaling::Weak;
+    return a;
+}
 
-    if (p.positional().size() > 1) {
+std::unique_ptr<storage::StoreReader> LocalMetricsEngine::open(const std::string& path)
+{
+    return std::make_unique<storage::StoreReader>(path);
+}
+
+storage::EfficiencyReport LocalMetricsEngine::efficiency(
+    storage::StoreReader& store, const storage::EfficiencyRequest& request)
+{
+    return storage::computeEfficiency(store, request);
+}
+
+storage::NameProfile LocalMetricsEngine::profile(storage::StoreReader& store,
+    std::span<const model::TrackId> tracks, model::TimeRange window, int maxSlots)
+{
+    return storage::profileNames(store, tracks, window, maxSlots);
+}
+
+std::string metricsOutput(const MetricsArgs& a, MetricsEngine& engine)
+{
+    storage::EfficiencyRequest request = a.request;
+    request.rules = a.rules ? &*a.rules : nullptr;
+
+    if (a.stores.size() > 1) {
         request.counters = true;  // also the useful time per thread the table needs
         std::vector<storage::ScalingRun> runs;
-        for (const std::string& path : p.positional()) {
-            storage::StoreReader run(path);
-            runs.push_back(storage::scalingRun(path, storage::computeEfficiency(run, request)));
+        for (const std::string& path : a.stores) {
+            const auto run = engine.open(path);
+            const storage::EfficiencyReport report = engine.efficiency(*run, request);
+            if (engine.formats())
+                runs.push_back(storage::scalingRun(path, report));
         }
-        std::optional<model::Scaling> force;
-        if (p.flag("--strong"))
-            force = model::Scaling::Strong;
-        if (p.flag("--weak"))
-            force = model::Scaling::Weak;
-        const model::ScalingTable table = storage::scalingTableOf(runs, force);
-        std::fputs((json ? scalingJson(table, runs) : scalingText(table, runs)).c_str(), stdout);
-        return kExitOk;
+        if (!engine.formats())
+            return {};
+        const model::ScalingTable table = storage::scalingTableOf(runs, a.force);
+        return a.json ? scalingJson(table, runs) : scalingText(table, runs);
     }
-    storage::StoreReader store(p.positional()[0]);
-    request.counters = storage::hasUsefulCounters(store);
+    const auto store = engine.open(a.stores[0]);
+    request.counters = storage::hasUsefulCounters(*store);
 
-    if (p.flag("--profile")) {
-        const model::TimeRange window = request.window.empty() ? store.activitySpan() : request.window;
+    if (a.profile) {
+        const model::TimeRange window =
+            request.window.empty() ? store->activitySpan() : request.window;
         const model::WorkerLevel level = request.level.value_or(model::WorkerLevel::Thread);
         std::vector<model::TrackId> tracks;
-        for (const model::Worker& w : model::workersAt(store.resources(), level,
-                 [&](model::TrackId t) { return store.summary(t).intervals > 0; })) {
+        for (const model::Worker& w : model::workersAt(store->resources(), level,
+                 [&](model::TrackId t) { return store->summary(t).intervals > 0; })) {
             tracks.insert(tracks.end(), w.tracks.begin(), w.tracks.end());
         }
-        const auto profile = storage::profileNames(store, tracks, window, request.maxSlots);
-        const auto top = static_cast<std::size_t>(p.integer("--top", 10, 1, 1'000'000));
-        std::fputs(
-            (json ? profileJson(store, profile, top) : profileTable(store, profile, top)).c_str(),
-            stdout);
-        return kExitOk;
+        const auto profile = engine.profile(*store, tracks, window, request.maxSlots);
+        if (!engine.formats())
+            return {};
+        return a.json ? profileJson(*store, profile, a.top) : profileTable(*store, profile, a.top);
     }
 
-    const storage::EfficiencyReport report = storage::computeEfficiency(store, request);
-    const RulesSource source { request.rules, rulesSource };
-    std::fputs(
-        (json ? metricsJson(store, report, source) : metricsTable(store, report, source)).c_str(),
-        stdout);
+    const storage::EfficiencyReport report = engine.efficiency(*store, request);
+    if (!engine.formats())
+        return {};
+    const RulesSource source { request.rules, a.rulesPath };
+    return a.json ? metricsJson(*store, report, source) : metricsTable(*store, report, source);
+}
+
+int metricsCommand(const Args& args)
+{
+    LocalMetricsEngine engine;
+    std::fputs(metricsOutput(metricsArgsFrom(args), engine).c_str(), stdout);
     return kExitOk;
 }
 

@@ -38,9 +38,13 @@ std::string progressLine(std::string_view label, std::uint64_t done, std::uint64
 }
 
 ProgressBar::ProgressBar(std::string label, std::string unit)
+    : ProgressBar(std::move(label), std::move(unit), ::isatty(STDERR_FILENO) != 0)
+{}
+
+ProgressBar::ProgressBar(std::string label, std::string unit, bool enabled)
     : m_label(std::move(label))
     , m_unit(std::move(unit))
-    , m_enabled(::isatty(STDERR_FILENO) != 0)
+    , m_enabled(enabled)
     , m_start(std::chrono::steady_clock::now())
 {}
 

@@ -30,6 +30,9 @@ class ProgressBar
 public:
     /// `unit` is what the counts count ("B", "events", "tracks").
     ProgressBar(std::string label, std::string unit);
+    /// Drawn only if `enabled` (strata-mpi's rank 0, whose stderr is a pipe to mpirun,
+    /// asks whether mpirun's is a terminal).
+    ProgressBar(std::string label, std::string unit, bool enabled);
     ~ProgressBar();
     /// Updates the bar; always returns true (the CLI is cancelled with Ctrl-C).
     bool update(std::uint64_t done, std::uint64_t total);

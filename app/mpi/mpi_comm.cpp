@@ -63,6 +63,12 @@ std::string Comm::firstError(const std::string& error) const
     return broadcast(first);
 }
 
+void Comm::agree(const std::string& error) const
+{
+    if (const std::string first = firstError(error); !first.empty())
+        throw AgreedError(first);
+}
+
 std::int64_t Comm::min(std::int64_t v) const { return reduce(v, MPI_MIN); }
 std::int64_t Comm::max(std::int64_t v) const { return reduce(v, MPI_MAX); }
 std::int64_t Comm::sum(std::int64_t v) const { return reduce(v, MPI_SUM); }

@@ -5,10 +5,18 @@
 
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace strata::app::mpi {
+
+/// An error every rank throws alike (Comm::agree), which rank 0 alone reports.
+class AgreedError : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
 
 class Comm
 {
@@ -24,6 +32,8 @@ public:
     std::vector<std::string> gather(const std::string& text) const;
     /// The first non-empty `error` in rank order, on every rank ("" when none failed).
     std::string firstError(const std::string& error) const;
+    /// Throws AgreedError(firstError(error)) on every rank when any rank failed.
+    void agree(const std::string& error) const;
     std::int64_t min(std::int64_t v) const;
     std::int64_t max(std::int64_t v) const;
     std::int64_t sum(std::int64_t v) const;

@@ -13,5 +13,6 @@ class Comm;
 int runMpiCli(const Comm& comm, int argc, char** argv);
 int ingestCommand(const Comm& comm, const Args& args);
 int variabilityCommand(const Comm& comm, const Args& args);
+int metricsCommand(const Comm& comm, const Args& args);
 
 } // namespace strata::app::mpi

@@ -7,8 +7,9 @@
 // this build left, and the old store untouched.
 
 #include "app/ingest_plan.h"
-#include "app/mpi/mpi_commands.h"
 #include "app/mpi/mpi_comm.h"
+#include "app/mpi/mpi_commands.h"
+#include "app/mpi/mpi_progress.h"
 #include "app/output_guard.h"
 #include "storage/store/input_error.h"
 #include "storage/store/run_builder.h"
@@ -84,7 +85,11 @@ int ingestCommand(const Comm& comm, const Args& args)
     if (origin != kNone)
         context.originNs = origin;
 
-    // Phase 1: each rank imports its files into its shard.
+    // Phase 1: each rank imports its files into its shard, rank 0 showing every rank's reading.
+    std::uint64_t myBytes = 0;
+    for (std::size_t i = begin; i < end; ++i)
+        myBytes += plan.traceSizes[i];
+    MpiReadProgress progress(comm, plan.traces.size(), plan.inputBytes, end - begin, myBytes);
     const std::filesystem::path shard = mine ? storage::shardTempFile(request.output, comm.rank()) : std::filesystem::path();
     std::unique_ptr<storage::StoreBuilder> builder;
     std::string warnings;
@@ -95,10 +100,12 @@ int ingestCommand(const Comm& comm, const Args& args)
         options.threads = request.threads;
         builder = std::make_unique<storage::StoreBuilder>(shard, options);
         for (std::size_t i = begin; i < end; ++i) {
-            for (const std::string& line : importTraceFile(plan, i, *builder, *builder, context, {}))
+            for (const std::string& line :
+                importTraceFile(plan, i, *builder, *builder, context, progress.forFile(i - begin)))
                 warnings += line + "\n";
         }
     });
+    progress.finish();
     if (const std::string failed = comm.firstError(error); !failed.empty()) {
         builder.reset();  // removes its temporary file before the folder goes
         return fail(comm, failed, {}, request.output);

@@ -6,6 +6,7 @@
 
 #include "app/mpi/mpi_comm.h"
 #include "app/mpi/mpi_commands.h"
+#include "app/mpi/mpi_shards.h"
 #include "app/variability_command.h"
 #include "storage/store/store_reader.h"
 
@@ -25,12 +26,8 @@ int variabilityCommand(const Comm& comm, const Args& args)
         store = std::make_unique<storage::StoreReader>(a.store);
         scope = storage::variabilityScope(*store, a.request);
         std::vector<model::TrackId> mine;
-        const auto& shards = store->shards();
         for (model::TrackId t : scope.tracks) {
-            std::size_t s = 0;
-            while (s + 1 < shards.size() && t >= shards[s + 1].firstTrack)
-                ++s;
-            if (static_cast<int>(s % static_cast<std::size_t>(comm.size())) == comm.rank())
+            if (rankReads(comm, *store, t))
                 mine.push_back(t);
         }
         storage::VariabilityPartial partial;

@@ -1,10 +1,12 @@
 #include "storage/analysis/efficiency_report.h"
 
+#include "storage/analysis/efficiency_partial.h"
 #include "storage/analysis/replay_input.h"
 
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <stdexcept>
 
 namespace strata::storage {
 
@@ -49,29 +51,6 @@ bool anyStreamIntervals(const StoreReader& store)
     return false;
 }
 
-GpuIdleCauses idleCauses(
-    const std::vector<RoleSlot>& gpuSlots, const std::vector<RoleSlot>& hostSlots)
-{
-    GpuIdleCauses c;
-    for (std::size_t i = 0; i < gpuSlots.size() && i < hostSlots.size(); ++i) {
-        const model::RoleTimes& g = gpuSlots[i].times;
-        const model::RoleTimes& h = hostSlots[i].times;
-        const TimeNs idle = g.uncoveredNs();
-        if (idle <= 0 || h.windowNs <= 0)
-            continue;
-        c.gpuIdleNs += idle;
-        const double scale = static_cast<double>(idle) / static_cast<double>(h.windowNs);
-        TimeNs given = 0;
-        for (std::size_t r = 0; r < model::kRoleCount; ++r) {
-            const auto part = static_cast<TimeNs>(static_cast<double>(h.ns[r]) * scale);
-            c.hostRoleNs[r] += part;
-            given += part;
-        }
-        c.hostInactiveNs += idle - given;
-    }
-    return c;
-}
-
 /// The run: the span of the traces' activity (a counter log sampled before and after the
 /// trace is not the run). A Paraver trace counts its time from 0 and states the run's end
 /// in its header, which BSC's modelfactors takes as the runtime, so a Paraver store's run
@@ -93,13 +72,9 @@ model::TimeRange runSpan(const StoreReader& store)
 }
 
 /// POP's split of CommE: SerE = max useful / T_ideal, TE = T_ideal / T.
-void splitCommunication(StoreReader& store, model::TimeRange run, EfficiencyReport& report)
+void splitCommunication(std::vector<ReplayProcessPart> parts, EfficiencyReport& report)
 {
-    if (report.window != run) {
-        report.replayUnavailable = "the ideal replay covers the whole run only (no --window)";
-        return;
-    }
-    auto input = buildReplayInput(store, run);
+    auto input = assembleReplayInput(std::move(parts));
     if (auto* why = std::get_if<std::string>(&input)) {
         report.replayUnavailable = *why;
         return;
@@ -115,8 +90,8 @@ void splitCommunication(StoreReader& store, model::TimeRange run, EfficiencyRepo
     report.pop.transferEfficiency = ideal / static_cast<double>(report.window.durationNs());
 }
 
-/// The hybrid split, when some process has several thread workers.
-void addHybrid(StoreReader& store, EfficiencyReport& report)
+/// Whether some process has several thread workers (then the hybrid split means something).
+bool anyProcessThreaded(const StoreReader& store)
 {
     std::map<TrackId, int> threadsPerProcess;
     const model::ResourceTree& tree = store.resources();
@@ -126,11 +101,18 @@ void addHybrid(StoreReader& store, EfficiencyReport& report)
         if (parent != model::kNoTrack && tree.track(parent).kind == model::ResourceKind::Process)
             ++threadsPerProcess[parent];
     }
-    if (std::none_of(threadsPerProcess.begin(), threadsPerProcess.end(),
-            [](const auto& p) { return p.second > 1; }))
-        return;
-    report.hybrid = model::hybridMetrics(
-        outsideMpiNs(store, report.window), report.pop, report.window.durationNs());
+    return std::any_of(threadsPerProcess.begin(), threadsPerProcess.end(),
+        [](const auto& p) { return p.second > 1; });
+}
+
+/// The entry `index` of a merged partial.
+template<typename Map>
+typename Map::mapped_type& entry(Map& map, std::size_t index)
+{
+    const auto it = map.find(static_cast<std::uint32_t>(index));
+    if (it == map.end())
+        throw std::logic_error("efficiency partial lacks entry " + std::to_string(index));
+    return it->second;
 }
 
 }  // namespace
@@ -149,71 +131,105 @@ const model::Worker* hostOf(const model::Worker& gpu, const std::vector<model::W
     return processes.size() == 1 ? &processes.front() : nullptr;
 }
 
-EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& request)
+EfficiencyPlan planEfficiency(const StoreReader& store, const EfficiencyRequest& request)
+{
+    EfficiencyPlan plan;
+    plan.request = request;
+    plan.run = runSpan(store);
+    plan.window = request.window.empty() ? plan.run : request.window.clippedTo(plan.run);
+    plan.level =
+        request.level.value_or(anyStreamIntervals(store) ? WorkerLevel::Gpu : WorkerLevel::Process);
+    plan.workers = selectWorkers(store, plan.level, request.allWorkers, plan.ignoredWorkers);
+    if (request.counters)
+        plan.counterThreads = counterThreads(store);
+    plan.hybrid =
+        request.idealReplay && plan.level == WorkerLevel::Thread && anyProcessThreaded(store);
+    plan.replay = request.idealReplay && !plan.device();
+    if (plan.replay) {
+        if (plan.window != plan.run)
+            plan.replayUnavailable = "the ideal replay covers the whole run only (no --window)";
+        else if (!MpiCallReader::anyMpiCategory(store))
+            plan.replayUnavailable = "the trace has no MPI calls to replay";
+    }
+    if (plan.hybrid || (plan.replay && plan.replayUnavailable.empty()))
+        plan.mpiProcesses =
+            model::workersAt(store.resources(), WorkerLevel::Process, [&](TrackId t) {
+                return store.summary(t).intervals > 0;
+            }).size();
+    if (plan.device()) {
+        std::vector<std::string> ignoredHosts;
+        plan.hostProcesses =
+            selectWorkers(store, WorkerLevel::Process, request.allWorkers, ignoredHosts);
+    }
+    if (plan.level == WorkerLevel::Gpu) {
+        for (const model::Worker& gpu : plan.workers) {
+            const model::Worker* host = hostOf(gpu, plan.hostProcesses);
+            plan.hostOf.push_back(host ? static_cast<int>(host - plan.hostProcesses.data()) : -1);
+        }
+    }
+    return plan;
+}
+
+EfficiencyReport finishEfficiency(const EfficiencyPlan& plan, EfficiencyPartial&& partial)
 {
     EfficiencyReport report;
-    const model::TimeRange run = runSpan(store);
-    report.window = request.window.empty() ? run : request.window.clippedTo(run);
-    report.level =
-        request.level.value_or(anyStreamIntervals(store) ? WorkerLevel::Gpu : WorkerLevel::Process);
-    const bool device = model::isDeviceLevel(report.level);
+    report.window = plan.window;
+    report.level = plan.level;
+    report.ignoredWorkers = plan.ignoredWorkers;
     const TimeNs T = report.window.durationNs();
-
-    RoleTimeReader reader(store, { request.maxSlots, request.rules });
-    const auto priority = device ? model::kDeviceWorker : model::kHostWorker;
-    const auto workers =
-        selectWorkers(store, report.level, request.allWorkers, report.ignoredWorkers);
-    std::vector<std::vector<RoleSlot>> workerSlots;
-    for (const model::Worker& w : workers) {
-        workerSlots.push_back(reader.roleSlots(w.tracks, report.window, priority));
-        model::RoleTimes total;
-        for (const RoleSlot& s : workerSlots.back())
-            total += s.times;
-        report.exact = report.exact && total.exact();
-        report.workers.push_back({ w.name, total });
+    for (std::size_t i = 0; i < plan.workers.size(); ++i) {
+        const model::RoleTimes& times = entry(partial.workers, i);
+        report.exact = report.exact && times.exact();
+        report.workers.push_back({ plan.workers[i].name, times });
     }
-    report.attribution = reader.attribution();
+    report.attribution = std::move(partial.attribution);
     report.pop = model::popMetrics(report.workers, T);
-    if (request.counters)
-        report.counters = computeUsefulCounters(store, report.window);
-    if (request.idealReplay && report.level == WorkerLevel::Thread)
-        addHybrid(store, report);
-    if (!device) {
-        if (request.idealReplay)
-            splitCommunication(store, run, report);
+    if (plan.request.counters) {
+        report.counters.emplace();
+        for (std::size_t t = 0; t < plan.counterThreads.size(); ++t)
+            report.counters->threads.push_back(std::move(entry(partial.threads, t)));
+    }
+    if (plan.hybrid) {
+        std::vector<TimeNs> outside;
+        for (std::size_t p = 0; p < plan.mpiProcesses; ++p)
+            outside.push_back(entry(partial.outsideMpi, p));
+        report.hybrid = model::hybridMetrics(outside, report.pop, T);
+    }
+    if (!plan.device()) {
+        if (!plan.replay)
+            return report;
+        if (!plan.replayUnavailable.empty()) {
+            report.replayUnavailable = plan.replayUnavailable;
+            return report;
+        }
+        std::vector<ReplayProcessPart> parts;
+        for (std::size_t p = 0; p < plan.mpiProcesses; ++p)
+            parts.push_back(std::move(entry(partial.replay, p)));
+        splitCommunication(std::move(parts), report);
         return report;
     }
 
     report.gpu = model::gpuMetrics(report.workers, T);
-    std::vector<std::string> ignoredHosts;
-    const auto processes =
-        selectWorkers(store, WorkerLevel::Process, request.allWorkers, ignoredHosts);
-    if (processes.empty())
+    if (plan.hostProcesses.empty())
         return report;
-    RoleTimeReader hostReader(store, { request.maxSlots, request.rules });
-    std::vector<std::vector<RoleSlot>> processSlots;
-    for (const model::Worker& p : processes) {
-        processSlots.push_back(hostReader.roleSlots(p.tracks, report.window, model::kHostWorker));
-        model::RoleTimes total;
-        for (const RoleSlot& s : processSlots.back())
-            total += s.times;
-        report.hostProcesses.push_back({ p.name, total });
-    }
+    for (std::size_t h = 0; h < plan.hostProcesses.size(); ++h)
+        report.hostProcesses.push_back({ plan.hostProcesses[h].name, entry(partial.hosts, h) });
     report.hostPop = model::popMetrics(report.hostProcesses, T);
     report.deviceOffloadEfficiency = model::deviceOffloadEfficiency(report.hostProcesses, T);
-    if (report.level != WorkerLevel::Gpu)
+    if (plan.level != WorkerLevel::Gpu)
         return report;
-    for (std::size_t g = 0; g < workers.size(); ++g) {
-        const model::Worker* host = hostOf(workers[g], processes);
-        if (!host)
-            continue;
-        const auto hostIndex = static_cast<std::size_t>(host - processes.data());
-        GpuIdleCauses c = idleCauses(workerSlots[g], processSlots[hostIndex]);
-        c.gpu = workers[g].name;
-        c.process = host->name;
-        report.gpuIdle.push_back(c);
+    for (std::size_t g = 0; g < plan.workers.size(); ++g) {
+        if (plan.hostOf[g] >= 0)
+            report.gpuIdle.push_back(std::move(entry(partial.gpuIdle, g)));
     }
     return report;
+}
+
+EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& request)
+{
+    const EfficiencyPlan plan = planEfficiency(store, request);
+    EfficiencyCollector collector(store, plan, [](const model::Worker&) { return true; });
+    return finishEfficiency(plan, collector.collect());
 }
 
 }  // namespace strata::storage

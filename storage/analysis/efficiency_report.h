@@ -79,6 +79,9 @@ struct EfficiencyReport
     std::optional<model::HybridMetrics> hybrid;
 };
 
+/// In one process: planEfficiency, one EfficiencyCollector over every worker,
+/// finishEfficiency (efficiency_partial.h, where processes that each read some shards, MPI
+/// ranks, compute the same report in parts).
 EfficiencyReport computeEfficiency(StoreReader& store, const EfficiencyRequest& request);
 
 /// The process driving `gpu`: the one named in the GPU's trailing parentheses ("GPU 0

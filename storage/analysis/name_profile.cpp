@@ -1,8 +1,12 @@
 #include "storage/analysis/name_profile.h"
 
+#include "storage/analysis/partial_bytes_p.h"
+
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
+#include <set>
 
 namespace strata::storage {
 
@@ -112,6 +116,105 @@ NameProfile profileNames(
             [](const NameStat& x, const NameStat& y) {
                 return x.totalNs != y.totalNs ? x.totalNs > y.totalNs : x.name < y.name;
             });
+    }
+    return out;
+}
+
+namespace {
+
+constexpr std::string_view kProfileMagic = "SNP1";
+
+void optionalF64(ByteWriter& out, const std::optional<double>& v)
+{
+    out.u8(v ? 1 : 0);
+    if (v)
+        out.f64(*v);
+}
+
+std::optional<double> optionalF64(ByteReader& in)
+{
+    if (in.u8() == 0)
+        return std::nullopt;
+    return in.f64();
+}
+
+}  // namespace
+
+//   "SNP1" window start, end; rows n, per row: track, name, role u8, total, count + 1 (0:
+//   none), mean, stddev, cv (u8 present, f64), window share f64; exact tracks n, each
+std::string NameProfile::toBytes() const
+{
+    ByteWriter out;
+    out.bytes().append(kProfileMagic);
+    out.svarint(window.startNs);
+    out.svarint(window.endNs);
+    out.varint(rows.size());
+    for (const NameStat& s : rows) {
+        out.varint(s.track);
+        out.varint(s.name);
+        out.u8(static_cast<std::uint8_t>(s.role));
+        out.svarint(s.totalNs);
+        out.varint(s.count ? static_cast<std::uint64_t>(*s.count) + 1 : 0);
+        optionalF64(out, s.meanNs);
+        optionalF64(out, s.stddevNs);
+        optionalF64(out, s.coefficientOfVariation);
+        out.f64(s.windowShare);
+    }
+    out.varint(exactTracks.size());
+    for (model::TrackId t : exactTracks)
+        out.varint(t);
+    return std::move(out.bytes());
+}
+
+NameProfile NameProfile::fromBytes(std::string_view bytes)
+{
+    ByteReader in(bytes);
+    detail::expectMagic(in, kProfileMagic, "name profile");
+    NameProfile p;
+    p.window.startNs = in.svarint();
+    p.window.endNs = in.svarint();
+    for (std::uint64_t n = detail::checkedCount(in, 16, "name profile"); n > 0; --n) {
+        NameStat& s = p.rows.emplace_back();
+        s.track = static_cast<model::TrackId>(in.varint());
+        s.name = static_cast<model::StringId>(in.varint());
+        const std::uint8_t role = in.u8();
+        if (role >= model::kRoleCount)
+            throw CorruptTile("name profile: a role out of range");
+        s.role = static_cast<model::Role>(role);
+        s.totalNs = in.svarint();
+        if (const std::uint64_t count = in.varint())
+            s.count = static_cast<std::int64_t>(count - 1);
+        s.meanNs = optionalF64(in);
+        s.stddevNs = optionalF64(in);
+        s.coefficientOfVariation = optionalF64(in);
+        s.windowShare = in.f64();
+    }
+    for (std::uint64_t n = detail::checkedCount(in, 1, "name profile"); n > 0; --n)
+        p.exactTracks.push_back(static_cast<model::TrackId>(in.varint()));
+    if (!in.atEnd())
+        throw CorruptTile("name profile: bytes after its end");
+    return p;
+}
+
+NameProfile NameProfile::join(
+    std::vector<NameProfile> parts, std::span<const model::TrackId> tracks)
+{
+    NameProfile out;
+    std::map<model::TrackId, std::vector<NameStat>> rowsOf;
+    std::set<model::TrackId> exact;
+    for (NameProfile& part : parts) {
+        out.window = part.window;
+        for (NameStat& s : part.rows)
+            rowsOf[s.track].push_back(std::move(s));
+        exact.insert(part.exactTracks.begin(), part.exactTracks.end());
+    }
+    for (model::TrackId t : tracks) {
+        if (const auto it = rowsOf.find(t); it != rowsOf.end()) {
+            std::move(it->second.begin(), it->second.end(), std::back_inserter(out.rows));
+            rowsOf.erase(it);
+        }
+        if (exact.count(t))
+            out.exactTracks.push_back(t);
     }
     return out;
 }

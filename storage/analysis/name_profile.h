@@ -16,6 +16,8 @@
 
 #include <optional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace strata::storage {
@@ -36,6 +38,15 @@ struct NameProfile
     model::TimeRange window;
     std::vector<NameStat> rows;  ///< by track (as asked), then decreasing total time
     std::vector<model::TrackId> exactTracks;  ///< the tracks read from exact events
+
+    /// The profile as bytes, for the process that merges (an MPI rank): each track's rows
+    /// are computed alone, so profiles of disjoint track sets join exactly.
+    std::string toBytes() const;
+    /// Throws CorruptTile for bytes that are not a profile.
+    static NameProfile fromBytes(std::string_view bytes);
+    /// The profiles of parts of `tracks`, joined in the order of `tracks`: what one
+    /// profileNames over all of them returns.
+    static NameProfile join(std::vector<NameProfile> parts, std::span<const model::TrackId> tracks);
 };
 
 /// The profile of `tracks` in `window` (see the file comment).

@@ -117,108 +117,136 @@ std::size_t partitionFrom(const std::vector<Call>& calls, std::size_t hint, Pred
 
 }  // namespace
 
-std::vector<TimeNs> outsideMpiNs(StoreReader& store, model::TimeRange window)
+struct MpiCallReader::Names : CallNames
 {
-    const auto processes = model::workersAt(store.resources(), model::WorkerLevel::Process,
-        [&](TrackId t) { return store.summary(t).intervals > 0; });
-    CallNames names(store.strings());
-    std::vector<TimeNs> out;
-    for (const model::Worker& w : processes) {
-        TimeNs inside = 0;
-        for (TrackId t : w.tracks) {
-            const std::vector<Call> calls = mpiCalls(store, names, t, window);
-            for (const Call& c : calls)
-                inside += c.endNs - std::max(c.startNs, window.startNs);
-            if (!calls.empty())
-                break;  // MPI's main thread
-        }
-        out.push_back(window.durationNs() - inside);
-    }
-    return out;
-}
+    using CallNames::CallNames;
+};
 
-std::variant<ReplayInput, std::string> buildReplayInput(StoreReader& store, model::TimeRange run)
+MpiCallReader::MpiCallReader(StoreReader& store)
+    : m_store(store)
+    , m_processes(model::workersAt(store.resources(), model::WorkerLevel::Process,
+          [&](TrackId t) { return store.summary(t).intervals > 0; }))
+    , m_processOf(store.resources().size(), -1)
+    , m_names(std::make_unique<Names>(store.strings()))
 {
-    // The store's categories say at once whether any MPI call is there to read.
-    const auto& categories = store.categories();
-    if (std::none_of(categories.begin(), categories.end(),
-            [&](const auto& c) { return store.strings().text(c.first).starts_with("MPI"); }))
-        return std::string("the trace has no MPI calls to replay");
     const model::ResourceTree& tree = store.resources();
-    const auto processes = model::workersAt(tree, model::WorkerLevel::Process,
-        [&](TrackId t) { return store.summary(t).intervals > 0; });
-    // Process index of every track under a process (flows end on threads).
-    std::vector<int> processOf(tree.size(), -1);
-    for (std::size_t p = 0; p < processes.size(); ++p)
-        processOf[processes[p].resource] = static_cast<int>(p);
+    for (std::size_t p = 0; p < m_processes.size(); ++p)
+        m_processOf[m_processes[p].resource] = static_cast<int>(p);
     for (TrackId t = 0; t < tree.size(); ++t) {  // parents come before their children
         const TrackId parent = tree.track(t).parent;
-        if (processOf[t] < 0 && parent != model::kNoTrack && parent < t)
-            processOf[t] = processOf[parent];
+        if (m_processOf[t] < 0 && parent != model::kNoTrack && parent < t)
+            m_processOf[t] = m_processOf[parent];
     }
+}
 
-    ReplayInput input;
-    CallNames names(store.strings());
-    std::vector<std::vector<Call>> calls(processes.size());
-    bool anyCall = false, anyPointToPoint = false;
-    for (std::size_t p = 0; p < processes.size(); ++p) {
-        for (TrackId t : processes[p].tracks) {
-            calls[p] = mpiCalls(store, names, t, run);
-            if (!calls[p].empty())
-                break;  // MPI's main thread
-        }
-        anyCall = anyCall || !calls[p].empty();
-        for (const Call& c : calls[p])
-            anyPointToPoint = anyPointToPoint || c.pointToPoint;
-        ReplayProcess rp;
-        rp.name = processes[p].name;
-        TimeNs prevEnd = run.startNs;
-        std::int32_t collectives = 0;
-        for (const Call& c : calls[p]) {
-            rp.calls.push_back({ c.startNs - prevEnd, c.collective ? collectives++ : -1, 0, 0 });
-            prevEnd = c.endNs;
-        }
-        rp.tailNs = std::max<TimeNs>(0, run.endNs - prevEnd);
-        input.processes.push_back(std::move(rp));
+MpiCallReader::~MpiCallReader() = default;
+
+bool MpiCallReader::anyMpiCategory(const StoreReader& store)
+{
+    const auto& categories = store.categories();
+    return std::any_of(categories.begin(), categories.end(),
+        [&](const auto& c) { return store.strings().text(c.first).starts_with("MPI"); });
+}
+
+TimeNs MpiCallReader::outsideMpiNs(std::size_t process, model::TimeRange window)
+{
+    TimeNs inside = 0;
+    for (TrackId t : m_processes[process].tracks) {
+        const std::vector<Call> calls = mpiCalls(m_store, *m_names, t, window);
+        for (const Call& c : calls)
+            inside += c.endNs - std::max(c.startNs, window.startNs);
+        if (!calls.empty())
+            break;  // MPI's main thread
     }
-    if (!anyCall)
-        return std::string("the trace has no MPI calls to replay");
+    return window.durationNs() - inside;
+}
 
-    // (receiver, its call, sender, its call), grouped by receiving call.
-    std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>> edges;
-    bool anyMessage = false;
-    std::vector<std::size_t> recvHint(processes.size(), 0);
-    for (std::size_t p = 0; p < processes.size(); ++p) {
-        for (TrackId t : processes[p].tracks) {
-            std::size_t sendHint = 0;
-            for (const StoreReader::TileRef& ref : store.exactTiles(t, TileKind::Flows)) {
-                const DecodedTile decoded = store.readTile(t, ref, TileKind::Flows);
-                for (const model::Flow& f : std::get<FlowTile>(decoded).flows) {
-                    if (f.toTrack >= processOf.size())
-                        continue;  // not a track of this store
-                    const int q = processOf[f.toTrack];
-                    anyMessage = true;
-                    if (q < 0 || q == static_cast<int>(p))
-                        continue;
-                    const auto& sc = calls[p];
-                    const auto& rc = calls[static_cast<std::size_t>(q)];
-                    // The sender's last call starting at or before the send, the
-                    // receiver's first call ending at or after the arrival.
-                    sendHint = partitionFrom(
-                        sc, sendHint, [&](const Call& c) { return c.startNs <= f.fromNs; });
-                    std::size_t& recv = recvHint[static_cast<std::size_t>(q)];
-                    recv = partitionFrom(rc, recv, [&](const Call& c) { return c.endNs < f.toNs; });
-                    if (sendHint == 0 || recv == rc.size())
-                        continue;
-                    edges.emplace_back(q, static_cast<std::uint32_t>(recv),
-                        static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(sendHint - 1));
-                }
+ReplayProcessPart MpiCallReader::replayPart(std::size_t process, model::TimeRange run)
+{
+    const model::Worker& worker = m_processes[process];
+    std::vector<Call> calls;
+    for (TrackId t : worker.tracks) {
+        calls = mpiCalls(m_store, *m_names, t, run);
+        if (!calls.empty())
+            break;  // MPI's main thread
+    }
+    ReplayProcessPart part;
+    ReplayProcess& rp = part.process;
+    rp.name = worker.name;
+    TimeNs prevEnd = run.startNs;
+    std::int32_t collectives = 0;
+    for (const Call& c : calls) {
+        rp.calls.push_back({ c.startNs - prevEnd, c.collective ? collectives++ : -1, 0, 0 });
+        part.callEndsNs.push_back(c.endNs);
+        part.pointToPoint = part.pointToPoint || c.pointToPoint;
+        prevEnd = c.endNs;
+    }
+    rp.tailNs = std::max<TimeNs>(0, run.endNs - prevEnd);
+    for (TrackId t : worker.tracks) {
+        std::size_t sendHint = 0;
+        for (const StoreReader::TileRef& ref : m_store.exactTiles(t, TileKind::Flows)) {
+            const DecodedTile decoded = m_store.readTile(t, ref, TileKind::Flows);
+            for (const model::Flow& f : std::get<FlowTile>(decoded).flows) {
+                if (f.toTrack >= m_processOf.size())
+                    continue;  // not a track of this store
+                const int q = m_processOf[f.toTrack];
+                part.anyMessage = true;
+                if (q < 0 || q == static_cast<int>(process))
+                    continue;
+                // The sender's last call starting at or before the send.
+                sendHint = partitionFrom(
+                    calls, sendHint, [&](const Call& c) { return c.startNs <= f.fromNs; });
+                if (sendHint > 0)
+                    part.sent.push_back({ static_cast<std::uint32_t>(q), f.toNs,
+                        static_cast<std::uint32_t>(sendHint - 1) });
             }
         }
     }
+    return part;
+}
+
+std::vector<TimeNs> outsideMpiNs(StoreReader& store, model::TimeRange window)
+{
+    MpiCallReader reader(store);
+    std::vector<TimeNs> out;
+    for (std::size_t p = 0; p < reader.processes().size(); ++p)
+        out.push_back(reader.outsideMpiNs(p, window));
+    return out;
+}
+
+std::variant<ReplayInput, std::string> assembleReplayInput(std::vector<ReplayProcessPart> parts)
+{
+    const bool anyCall = std::any_of(
+        parts.begin(), parts.end(), [](const auto& p) { return !p.process.calls.empty(); });
+    if (!anyCall)
+        return std::string("the trace has no MPI calls to replay");
+    const bool anyPointToPoint =
+        std::any_of(parts.begin(), parts.end(), [](const auto& p) { return p.pointToPoint; });
+    const bool anyMessage =
+        std::any_of(parts.begin(), parts.end(), [](const auto& p) { return p.anyMessage; });
     if (!anyMessage && anyPointToPoint)
         return std::string("the trace has MPI send/receive calls but no message records "
                            "(Paraver type-3 / OTF2 messages) to match them");
+
+    // (receiver, its call, sender, its call), grouped by receiving call.
+    std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>> edges;
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+        for (const ReplayProcessPart::Sent& s : parts[p].sent) {
+            // The receiver's first call ending at or after the arrival.
+            const std::vector<TimeNs>& ends = parts[s.receiver].callEndsNs;
+            const auto recv =
+                static_cast<std::size_t>(std::partition_point(ends.begin(), ends.end(),
+                                             [&](TimeNs end) { return end < s.arrivalNs; })
+                    - ends.begin());
+            if (recv == ends.size())
+                continue;
+            edges.emplace_back(s.receiver, static_cast<std::uint32_t>(recv),
+                static_cast<std::uint32_t>(p), s.call);
+        }
+    }
+    ReplayInput input;
+    for (ReplayProcessPart& part : parts)
+        input.processes.push_back(std::move(part.process));
     // Group by receiving call without sorting: count, prefix sums, place.
     for (const auto& [q, qc, p, pc] : edges)
         ++input.processes[q].calls[qc].messageCount;
@@ -236,6 +264,18 @@ std::variant<ReplayInput, std::string> buildReplayInput(StoreReader& store, mode
         input.messages[call.firstMessage + call.messageCount++] = { p, pc };
     }
     return input;
+}
+
+std::variant<ReplayInput, std::string> buildReplayInput(StoreReader& store, model::TimeRange run)
+{
+    // The store's categories say at once whether any MPI call is there to read.
+    if (!MpiCallReader::anyMpiCategory(store))
+        return std::string("the trace has no MPI calls to replay");
+    MpiCallReader reader(store);
+    std::vector<ReplayProcessPart> parts;
+    for (std::size_t p = 0; p < reader.processes().size(); ++p)
+        parts.push_back(reader.replayPart(p, run));
+    return assembleReplayInput(std::move(parts));
 }
 
 }  // namespace strata::storage

@@ -14,9 +14,11 @@
 // Keyed by name text: the input is plain data, so replay partials of shards can be
 // concatenated by process name.
 
+#include "model/workers.h"
 #include "storage/analysis/ideal_replay.h"
 #include "storage/store/store_reader.h"
 
+#include <memory>
 #include <string>
 #include <variant>
 
@@ -37,5 +39,48 @@ std::variant<ReplayInput, std::string> buildReplayInput(StoreReader& store, mode
 /// first that makes MPI calls) spends outside them: POP's hybrid "non-MPI time". A process
 /// without MPI calls is outside MPI the whole window.
 std::vector<model::TimeNs> outsideMpiNs(StoreReader& store, model::TimeRange window);
+
+/// One process's share of the replay input, read from its own tracks only: its calls, and
+/// the messages its threads sent, still to be matched with their receivers' calls (which
+/// another process, reading other shards, may hold). About 20 bytes per call and 16 per
+/// message.
+struct ReplayProcessPart
+{
+    ReplayProcess process;  ///< name, calls (no messages placed yet), tail
+    std::vector<model::TimeNs> callEndsNs;  ///< [call]: where arrivals are matched
+    bool pointToPoint = false;  ///< some call sends or receives
+    bool anyMessage = false;  ///< some flow leaves its tracks for a track of the store
+    struct Sent
+    {
+        std::uint32_t receiver = 0;  ///< process index
+        model::TimeNs arrivalNs = 0;
+        std::uint32_t call = 0;  ///< the sending call
+    };
+    std::vector<Sent> sent;  ///< to other processes, after the sender's first call, in store order
+};
+
+/// buildReplayInput in parts: the process-level workers (tree order) and, per process,
+/// its replay part and its time outside MPI; assembleReplayInput joins the parts of all
+/// processes (in that order) into what buildReplayInput returns.
+class MpiCallReader
+{
+public:
+    explicit MpiCallReader(StoreReader& store);
+    ~MpiCallReader();
+    /// Whether any category of the store starts with "MPI" (else nothing is to replay).
+    static bool anyMpiCategory(const StoreReader& store);
+    const std::vector<model::Worker>& processes() const { return m_processes; }
+    ReplayProcessPart replayPart(std::size_t process, model::TimeRange run);
+    model::TimeNs outsideMpiNs(std::size_t process, model::TimeRange window);
+
+private:
+    struct Names;
+    StoreReader& m_store;
+    std::vector<model::Worker> m_processes;
+    std::vector<int> m_processOf;  ///< [track] -> process index, or -1
+    std::unique_ptr<Names> m_names;
+};
+
+std::variant<ReplayInput, std::string> assembleReplayInput(std::vector<ReplayProcessPart> parts);
 
 }  // namespace strata::storage

@@ -46,7 +46,18 @@ void forBuckets(TimeNs s, TimeNs e, TimeNs a, TimeNs b, TimeNs w, Fn fn)
 
 }  // namespace
 
-constexpr model::StringId kNoCategory = 0xFFFFFFFFu;
+void learnCategory(CategoryKnowledge& knowledge, model::StringId name, model::StringId category)
+{
+    auto [it, added] = knowledge.emplace(name, category);
+    if (!added && it->second != category)
+        it->second = kMixedCategories;
+}
+
+void learnCategories(CategoryKnowledge& knowledge, const CategoryKnowledge& more)
+{
+    for (const auto& [name, category] : more)
+        learnCategory(knowledge, name, category);
+}
 
 RoleTimeReader::RoleTimeReader(StoreReader& store, Options options)
     : m_store(store)
@@ -76,9 +87,7 @@ RoleTimeReader::Resolved RoleTimeReader::fromRule(int rule, Role stored) const
 RoleTimeReader::Resolved RoleTimeReader::resolveExact(const model::Interval& e)
 {
     if (m_ruleSet.usesCategory()) {
-        auto [it, added] = m_categoryOf.emplace(e.name, e.category);
-        if (!added && it->second != e.category)
-            it->second = kNoCategory;
+        learnCategory(m_categoryOf, e.name, e.category);
     }
     return fromRule(m_ruleSet.match(m_store.strings(), e.name, e.category), e.role);
 }
@@ -94,7 +103,7 @@ RoleTimeReader::Resolved RoleTimeReader::resolveEntry(const Coverage& c) const
     if (const auto rule = m_ruleSet.matchNameOnly(m_store.strings(), c.name))
         return fromRule(*rule, c.role);
     const auto seen = m_categoryOf.find(c.name);
-    if (seen == m_categoryOf.end() || seen->second == kNoCategory)
+    if (seen == m_categoryOf.end() || seen->second == kMixedCategories)
         return { c.role, -1, false };
     return fromRule(m_ruleSet.match(m_store.strings(), c.name, seen->second), c.role);
 }
@@ -166,15 +175,56 @@ RoleTimes RoleTimeReader::roleTimes(
     return total;
 }
 
+RoleTimeReader::SlotGrid RoleTimeReader::slotGrid(TimeRange window) const
+{
+    const TimeNs w = m_store.grid().bucketNs(slotLevel(window));
+    const TimeNs a = -model::floorDiv(-window.startNs, w) * w;  // first border at or after t0
+    const TimeNs b = model::floorDiv(window.endNs, w) * w;  // last border at or before t1
+    return { w, a, b };
+}
+
+CategoryKnowledge RoleTimeReader::categoriesLearnedBy(
+    std::span<const model::TrackId> tracks, TimeRange window)
+{
+    // The exact intervals roleSlots reads, through resolveExact, and only those.
+    CategoryKnowledge learned;
+    if (!m_ruleSet.usesCategory() || window.empty())
+        return learned;
+    auto learn = [&](const std::vector<model::Interval>& intervals) {
+        for (const model::Interval& e : intervals)
+            learnCategory(learned, e.name, e.category);
+    };
+    auto exactRange = [&](TimeRange range) {
+        if (range.empty())
+            return;
+        for (model::TrackId track : tracks)
+            learn(m_store.intervals(track, range.startNs, range.endNs));
+    };
+    const auto [w, a, b] = slotGrid(window);
+    if (a >= b) {
+        exactRange({ window.startNs, std::min(a, window.endNs) });
+        exactRange({ std::max(a, window.startNs), window.endNs });
+        return learned;
+    }
+    exactRange({ window.startNs, a });
+    ViewportQuery q;
+    q.tracks.assign(tracks.begin(), tracks.end());
+    q.startNs = a;
+    q.endNs = b;
+    q.pixelWidth = static_cast<int>((b - a) / w);
+    for (const TrackSlice& slice : m_store.query(q))
+        learn(slice.intervals);
+    exactRange({ b, window.endNs });
+    return learned;
+}
+
 std::vector<RoleSlot> RoleTimeReader::roleSlots(
     std::span<const model::TrackId> tracks, TimeRange window, const model::WorkerPriority& priority)
 {
     std::vector<RoleSlot> slots;
     if (window.empty())
         return slots;
-    const TimeNs w = m_store.grid().bucketNs(slotLevel(window));
-    const TimeNs a = -model::floorDiv(-window.startNs, w) * w;  // first border at or after t0
-    const TimeNs b = model::floorDiv(window.endNs, w) * w;  // last border at or before t1
+    const auto [w, a, b] = slotGrid(window);
     auto exactSlot = [&](TimeRange range) {
         if (!range.empty())
             slots.push_back({ range, exactRoleTimes(tracks, range, priority) });

@@ -28,6 +28,14 @@
 // a rule might match, it keeps its stored role and its time is added to the error bound.
 // attribution() records which rule (or the importer) and which names gave each role its time
 // (coverage, before priorities resolve overlaps).
+//
+// That category knowledge is the one state that makes a worker's answer depend on the
+// workers read before it with the same reader. Processes that each read some workers (MPI
+// ranks reading their shards) stay exact by learning first: categoriesLearnedBy() makes
+// the exact reads of a worker (its edges and the query's exact intervals, not the mixing)
+// and returns what they teach, which depends on nothing read before; with every worker's
+// learning known, seedCategories() starts a worker's read where one reader reading all the
+// workers in order would have stood.
 
 #include "model/role_rules.h"
 #include "model/role_time.h"
@@ -46,6 +54,15 @@ struct RoleAttribution
     std::map<std::pair<model::Role, int>, model::TimeNs> byRule;
     std::map<std::pair<model::Role, model::StringId>, model::TimeNs> byName;
 };
+
+/// Category of each name seen in exact intervals; kMixedCategories once it had two.
+using CategoryKnowledge = std::map<model::StringId, model::StringId>;
+inline constexpr model::StringId kMixedCategories = 0xFFFFFFFFu;
+
+/// Adds one (name, category) observation (or the knowledge of another reader: the join
+/// is order-free: a name keeps its category while all agree, else kMixedCategories).
+void learnCategory(CategoryKnowledge& knowledge, model::StringId name, model::StringId category);
+void learnCategories(CategoryKnowledge& knowledge, const CategoryKnowledge& more);
 
 /// Role times of one slot of the window.
 struct RoleSlot
@@ -80,6 +97,15 @@ public:
     /// Accumulated over every call so far.
     const RoleAttribution& attribution() const { return m_attribution; }
 
+    /// What roleSlots(tracks, window, ...) would learn of names' categories, from the same
+    /// exact reads (empty when no rule depends on a category); costs the query and the
+    /// edges, not the mixing.
+    CategoryKnowledge categoriesLearnedBy(
+        std::span<const model::TrackId> tracks, model::TimeRange window);
+    /// Replaces what this reader knows of categories, as if the workers `knowledge` came
+    /// from, and only they, had been read before.
+    void seedCategories(CategoryKnowledge knowledge) { m_categoryOf = std::move(knowledge); }
+
 private:
     struct Resolved
     {
@@ -90,6 +116,12 @@ private:
     Resolved fromRule(int rule, model::Role stored) const;
     Resolved resolveExact(const model::Interval& e);
     Resolved resolveEntry(const Coverage& c) const;
+    /// The slots' grid over `window`: bucket width w, first and last border inside.
+    struct SlotGrid
+    {
+        model::TimeNs w, a, b;
+    };
+    SlotGrid slotGrid(model::TimeRange window) const;
     void attribute(const Resolved& r, model::StringId name, model::TimeNs ns);
     /// One track's exact intervals in `window`, clipped, with resolved roles.
     std::vector<model::RoleSpan> trackSpans(
@@ -102,8 +134,7 @@ private:
     StoreReader& m_store;
     Options m_options;
     model::RoleRules m_ruleSet;  ///< the rules, restricted to the store's categories
-    /// Category of each name seen in exact intervals; kNoCategory once it had two.
-    std::map<model::StringId, model::StringId> m_categoryOf;
+    CategoryKnowledge m_categoryOf;  ///< seeded, plus what every call since read
     RoleAttribution m_attribution;
 };
 

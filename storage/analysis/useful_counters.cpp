@@ -144,41 +144,49 @@ bool hasUsefulCounters(const StoreReader& store)
     });
 }
 
+ThreadCounters threadCounters(StoreReader& store, const model::Worker& thread, TimeRange window)
+{
+    const bool increments = readingsAreIncrements(store);
+    const model::ResourceTree& tree = store.resources();
+    ThreadCounters c;
+    c.thread = thread.name;
+    const model::TrackId parent = tree.track(thread.resource).parent;
+    if (parent != model::kNoTrack && tree.track(parent).kind == model::ResourceKind::Process)
+        c.process = tree.path(parent);
+    std::vector<model::Interval> intervals;
+    for (model::TrackId t : thread.tracks) {
+        auto part = store.intervals(t, window.startNs, window.endNs);
+        intervals.insert(intervals.end(), part.begin(), part.end());
+    }
+    const std::vector<TimeRange> useful = usefulStretches(intervals, window);
+    for (const TimeRange& r : useful)
+        c.usefulNs += r.durationNs();
+    for (model::TrackId child : tree.children(thread.resource)) {
+        const model::TrackInfo& info = tree.track(child);
+        if (info.kind != model::ResourceKind::Counter || !increments)
+            continue;
+        if (info.name.starts_with(kInstructionsCounter)) {
+            c.hasInstructions = true;
+            c.instructions += usefulSum(store, child, useful, window);
+        } else if (info.name.starts_with(kCyclesCounter)) {
+            c.hasCycles = true;
+            c.cycles += usefulSum(store, child, useful, window);
+        }
+    }
+    return c;
+}
+
+std::vector<model::Worker> counterThreads(const StoreReader& store)
+{
+    return model::workersAt(store.resources(), model::WorkerLevel::Thread,
+        [&](model::TrackId t) { return store.summary(t).intervals > 0; });
+}
+
 UsefulCounters computeUsefulCounters(StoreReader& store, TimeRange window)
 {
     UsefulCounters out;
-    const bool increments = readingsAreIncrements(store);
-    const model::ResourceTree& tree = store.resources();
-    const auto threads = model::workersAt(tree, model::WorkerLevel::Thread,
-        [&](model::TrackId t) { return store.summary(t).intervals > 0; });
-    for (const model::Worker& w : threads) {
-        ThreadCounters c;
-        c.thread = w.name;
-        const model::TrackId parent = tree.track(w.resource).parent;
-        if (parent != model::kNoTrack && tree.track(parent).kind == model::ResourceKind::Process)
-            c.process = tree.path(parent);
-        std::vector<model::Interval> intervals;
-        for (model::TrackId t : w.tracks) {
-            auto part = store.intervals(t, window.startNs, window.endNs);
-            intervals.insert(intervals.end(), part.begin(), part.end());
-        }
-        const std::vector<TimeRange> useful = usefulStretches(intervals, window);
-        for (const TimeRange& r : useful)
-            c.usefulNs += r.durationNs();
-        for (model::TrackId child : tree.children(w.resource)) {
-            const model::TrackInfo& info = tree.track(child);
-            if (info.kind != model::ResourceKind::Counter || !increments)
-                continue;
-            if (info.name.starts_with(kInstructionsCounter)) {
-                c.hasInstructions = true;
-                c.instructions += usefulSum(store, child, useful, window);
-            } else if (info.name.starts_with(kCyclesCounter)) {
-                c.hasCycles = true;
-                c.cycles += usefulSum(store, child, useful, window);
-            }
-        }
-        out.threads.push_back(std::move(c));
-    }
+    for (const model::Worker& w : counterThreads(store))
+        out.threads.push_back(threadCounters(store, w, window));
     return out;
 }
 

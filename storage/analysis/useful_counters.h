@@ -25,6 +25,7 @@
 // so partials of shards merge by name.
 
 #include "model/time_units.h"
+#include "model/workers.h"
 #include "storage/store/store_reader.h"
 
 #include <cstdint>
@@ -66,5 +67,11 @@ bool hasUsefulCounters(const StoreReader& store);
 /// Useful time and counter sums of every thread holding intervals, over `window`
 /// (readings at window.startNs < t <= window.endNs).
 UsefulCounters computeUsefulCounters(StoreReader& store, model::TimeRange window);
+
+/// The threads computeUsefulCounters reports (every thread worker holding intervals), in
+/// tree order, and one thread's entry: what a process that reads only some shards computes.
+std::vector<model::Worker> counterThreads(const StoreReader& store);
+ThreadCounters threadCounters(
+    StoreReader& store, const model::Worker& thread, model::TimeRange window);
 
 }  // namespace strata::storage

@@ -11,8 +11,8 @@
 // Reading checks every count against the bytes left, so a short or damaged buffer throws
 // CorruptTile instead of allocating what a wrong count asks for.
 
+#include "storage/analysis/partial_bytes_p.h"
 #include "storage/analysis/variability.h"
-#include "storage/store/byte_io.h"
 
 namespace strata::storage {
 
@@ -20,13 +20,9 @@ namespace {
 
 constexpr std::string_view kMagic = "SVP1";
 
-/// A count, no larger than the bytes left could hold at `minBytes` bytes each.
 std::uint64_t count(ByteReader& in, std::uint64_t minBytes)
 {
-    const std::uint64_t n = in.varint();
-    if (n > in.remaining() / minBytes)
-        throw CorruptTile("variability partial: a count exceeds its bytes");
-    return n;
+    return detail::checkedCount(in, minBytes, "variability partial");
 }
 
 }  // namespace
@@ -80,8 +76,7 @@ std::string VariabilityPartial::toBytes() const
 VariabilityPartial VariabilityPartial::fromBytes(std::string_view bytes)
 {
     ByteReader in(bytes);
-    if (in.raw(kMagic.size()) != kMagic)
-        throw CorruptTile("variability partial: not one (no SVP1 header)");
+    detail::expectMagic(in, kMagic, "variability partial");
     VariabilityPartial p;
     for (std::uint64_t n = count(in, 2); n > 0; --n) {
         auto& tracks = p.names[std::string(in.string())];

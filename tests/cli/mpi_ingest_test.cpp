@@ -76,13 +76,9 @@ TEST_CASE("strata-mpi ingest on 2 ranks equals one process: synthetic rank files
 
 TEST_CASE("strata-mpi ingest on 2 ranks equals one process: the real 4-rank DDP files", "[cli][mpi][real]")
 {
-    std::vector<std::string> inputs;
-    for (int r = 0; r < 4; ++r) {
-        const auto rank = test::realTrace("h100/kineto_ddp_rank" + std::to_string(r) + ".json.gz");
-        if (rank.empty())
-            return;  // the shared real-trace folder is not here
-        inputs.push_back(rank.string());
-    }
+    const std::vector<std::string> inputs = test::realDdpRankFiles();
+    if (inputs.empty())
+        return;  // the shared real-trace folder is not here
     checkMpiEqualsSingle(inputs);
 }
 

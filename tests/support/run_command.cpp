@@ -72,6 +72,18 @@ std::vector<std::string> synthRankFiles(const std::filesystem::path& dir, int ra
     return files;
 }
 
+std::vector<std::string> realDdpRankFiles()
+{
+    std::vector<std::string> files;
+    for (int r = 0; r < 4; ++r) {
+        const auto rank = realTrace("h100/kineto_ddp_rank" + std::to_string(r) + ".json.gz");
+        if (rank.empty())
+            return {};
+        files.push_back(rank.string());
+    }
+    return files;
+}
+
 std::string infoFigures(const std::string& json)
 {
     const auto from = json.find("\"format_version\"");

@@ -31,6 +31,9 @@ std::string infoFigures(const std::string& json);
 /// `ranks` synthetic Chrome files of one rank each (20 000 events, seeds 1, 2, ...) in
 /// `dir`, named rankN.json: the rank files of one run.
 std::vector<std::string> synthRankFiles(const std::filesystem::path& dir, int ranks);
+/// The real 4-rank DDP files of ../shared/data/real/h100/, or none when that folder is
+/// absent (the test then returns early).
+std::vector<std::string> realDdpRankFiles();
 /// Runs `binary` likewise (strata-mpi under `options.wrapper` = "mpirun ...").
 CommandResult runBinary(const std::string& binary, const std::vector<std::string>& args,
                         const RunOptions& options = {});
