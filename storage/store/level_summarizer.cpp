@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 
 namespace strata::storage {
 
@@ -23,14 +24,17 @@ struct Contribution
     model::Role role;
 };
 
-void addInterval(std::vector<Contribution>& out, const model::Interval& e, TimeNs bucketNs)
+/// Adds the pieces of `e` in buckets [lo, hi) of width bucketNs; its count goes to the
+/// bucket it starts in (when that bucket is in range).
+void addInterval(std::vector<Contribution>& out, const model::Interval& e, TimeNs bucketNs, std::int64_t lo,
+                 std::int64_t hi)
 {
     const std::int64_t first = model::floorDiv(e.startNs, bucketNs);
     const std::int64_t last = e.endNs > e.startNs ? model::floorDiv(e.endNs - 1, bucketNs) : first;
-    for (std::int64_t b = first; b <= last; ++b) {
-        const TimeNs lo = std::max(e.startNs, b * bucketNs);
-        const TimeNs hi = std::min(e.endNs, (b + 1) * bucketNs);
-        out.push_back({b, hi - lo, e.startNs, e.durationNs(), e.name, e.name, b == first ? 1u : 0u, e.depth,
+    for (std::int64_t b = std::max(first, lo); b <= std::min(last, hi - 1); ++b) {
+        const TimeNs from = std::max(e.startNs, b * bucketNs);
+        const TimeNs to = std::min(e.endNs, (b + 1) * bucketNs);
+        out.push_back({b, to - from, e.startNs, e.durationNs(), e.name, e.name, b == first ? 1u : 0u, e.depth,
                        e.role});
     }
 }
@@ -42,26 +46,28 @@ bool longer(TimeNs durationNs, TimeNs startNs, const IntervalCell& than)
            || (durationNs == than.longestDurationNs && startNs < than.longestStartNs);
 }
 
-IntervalSummaryTile reduce(std::vector<Contribution>& parts, TimeNs bucketNs)
+/// Groups contributions by cell through 16-byte keys: sorting them is several times
+/// faster than sorting the 48-byte contributions with a 4-key comparator (this is the
+/// hot loop of tiling).
+struct CellKey
 {
-    // Group by (bucket, depth) through 16-byte keys (sorting them is several times
-    // faster than sorting the 48-byte parts with a 4-key comparator: this is the hot loop
-    // of tiling), then merge each group's entries by (name, role). The result does not
-    // depend on the order of `parts`.
-    struct Key
-    {
-        std::int64_t bucket;
-        std::uint32_t index;
-        model::Depth depth;
-        bool operator<(const Key& o) const { return bucket != o.bucket ? bucket < o.bucket : depth < o.depth; }
-        bool sameCell(const Key& o) const { return bucket == o.bucket && depth == o.depth; }
-    };
-    std::vector<Key> order(parts.size());
+    std::int64_t bucket;
+    std::uint32_t index;
+    model::Depth depth;
+    bool operator<(const CellKey& o) const { return bucket != o.bucket ? bucket < o.bucket : depth < o.depth; }
+    bool sameCell(const CellKey& o) const { return bucket == o.bucket && depth == o.depth; }
+};
+
+/// The cells of `parts`, grouped by (bucket, depth), each group's entries merged by
+/// (name, role). The result does not depend on the order of `parts`.
+void reduce(const std::vector<Contribution>& parts, std::vector<CellKey>& order, IntervalSummaryTile& level)
+{
+    order.resize(parts.size());
     for (std::size_t i = 0; i < parts.size(); ++i)
         order[i] = {parts[i].bucket, static_cast<std::uint32_t>(i), parts[i].depth};
     std::sort(order.begin(), order.end());
-    IntervalSummaryTile level;
-    level.bucketNs = bucketNs;
+    level.cells.clear();
+    level.entries.clear();
     for (std::size_t i = 0; i < order.size();) {
         const Contribution& head = parts[order[i].index];
         IntervalCell cell;
@@ -69,7 +75,7 @@ IntervalSummaryTile reduce(std::vector<Contribution>& parts, TimeNs bucketNs)
         cell.depth = head.depth;
         cell.longestDurationNs = -1;
         cell.firstEntry = static_cast<std::uint32_t>(level.entries.size());
-        for (const Key key = order[i]; i < order.size() && order[i].sameCell(key); ++i) {
+        for (const CellKey key = order[i]; i < order.size() && order[i].sameCell(key); ++i) {
             const Contribution& p = parts[order[i].index];
             cell.count += p.count;
             if (p.longestDurationNs >= 0 && longer(p.longestDurationNs, p.longestStartNs, cell)) {
@@ -94,61 +100,154 @@ IntervalSummaryTile reduce(std::vector<Contribution>& parts, TimeNs bucketNs)
         });
         level.cells.push_back(cell);
     }
-    std::vector<Contribution>().swap(parts);
-    return level;
 }
+
+/// Summarizes one window (a bucket of the coarsest level) at a time: every level's
+/// buckets nest in it, and the intervals summarized (bands < levels) are shorter than
+/// it, so each touches at most two windows and memory holds one window's intervals.
+class WindowSummarizer
+{
+public:
+    WindowSummarizer(const model::LodGrid& grid, int fromLevel, const IntervalCellSink& sink)
+        : m_grid(grid)
+        , m_from(fromLevel)
+        , m_sink(sink)
+    {
+    }
+
+    void run(std::span<const model::Interval> sorted)
+    {
+        const TimeNs windowNs = m_grid.bucketNs(m_grid.levels);
+        std::int64_t window = 0;
+        for (std::size_t next = 0;;) {
+            while (next < sorted.size() && m_grid.bandOf(sorted[next].durationNs()) >= m_grid.levels)
+                ++next;
+            if (m_members.empty() && next == sorted.size())
+                return;
+            // The members left are the previous window's that reach into this one.
+            window = m_members.empty() ? model::floorDiv(sorted[next].startNs, windowNs) : window + 1;
+            const TimeNs endNs = (window + 1) * windowNs;
+            for (; next < sorted.size() && sorted[next].startNs < endNs; ++next) {
+                const int band = m_grid.bandOf(sorted[next].durationNs());
+                if (band < m_grid.levels) {
+                    m_members.push_back(sorted[next]);
+                    m_bands.push_back(static_cast<std::uint8_t>(band));
+                }
+            }
+            summarizeWindow(window);
+            std::size_t kept = 0;
+            for (std::size_t i = 0; i < m_members.size(); ++i) {
+                if (m_members[i].endNs > endNs) {
+                    m_members[kept] = m_members[i];
+                    m_bands[kept++] = m_bands[i];
+                }
+            }
+            m_members.resize(kept);
+            m_bands.resize(kept);
+        }
+    }
+
+private:
+    void summarizeWindow(std::int64_t window)
+    {
+        for (int level = m_from; level <= m_grid.levels; ++level) {
+            const TimeNs w = m_grid.bucketNs(level);
+            const std::int64_t buckets = std::int64_t(1) << (m_grid.factorLog2 * (m_grid.levels - level));
+            m_parts.clear();
+            if (level > m_from) {
+                for (const IntervalCell& child : m_finer.cells) {
+                    const std::int64_t bucket = child.bucket >> m_grid.factorLog2;
+                    for (std::uint32_t k = 0; k < child.entryCount; ++k) {
+                        const Coverage& e = m_finer.entries[child.firstEntry + k];
+                        // The cell's count and longest event ride on its first entry.
+                        m_parts.push_back({bucket, e.coverageNs, child.longestStartNs,
+                                           k == 0 ? child.longestDurationNs : -1, e.name, child.longestName,
+                                           k == 0 ? child.count : 0u, child.depth, e.role});
+                    }
+                }
+            }
+            // The first level takes every band shorter than its bucket, a level above it
+            // the band that has just become shorter than its bucket.
+            const int lowestBand = level == m_from ? 0 : level - 1;
+            for (std::size_t i = 0; i < m_members.size(); ++i) {
+                if (m_bands[i] >= lowestBand && m_bands[i] < level)
+                    addInterval(m_parts, m_members[i], w, window * buckets, (window + 1) * buckets);
+            }
+            m_level.bucketNs = w;
+            reduce(m_parts, m_order, m_level);
+            if (!m_level.cells.empty())
+                m_sink(level, m_level);
+            std::swap(m_finer, m_level);
+        }
+    }
+
+    const model::LodGrid& m_grid;
+    const int m_from;
+    const IntervalCellSink& m_sink;
+    std::vector<model::Interval> m_members;  ///< the window's intervals, in (start, seq) order
+    std::vector<std::uint8_t> m_bands;  ///< their duration bands
+    std::vector<Contribution> m_parts;
+    std::vector<CellKey> m_order;
+    IntervalSummaryTile m_finer;
+    IntervalSummaryTile m_level;
+};
 
 } // namespace
 
-std::vector<std::size_t> groupByBand(const model::LodGrid& grid, std::vector<model::Interval>& intervals)
+std::vector<std::int64_t> countIntervalCells(const model::LodGrid& grid,
+                                             std::span<const model::Interval> sortedIntervals)
 {
-    // A counting sort: stable, one extra copy at a time.
-    std::vector<std::size_t> starts(grid.levels + 2, 0);
-    for (const model::Interval& e : intervals)
-        ++starts[grid.bandOf(e.durationNs()) + 1];
-    for (std::size_t b = 1; b < starts.size(); ++b)
-        starts[b] += starts[b - 1];
-    std::vector<std::size_t> next(starts.begin(), starts.end() - 1);
-    std::vector<model::Interval> grouped(intervals.size());
-    for (const model::Interval& e : intervals)
-        grouped[next[grid.bandOf(e.durationNs())]++] = e;
-    intervals.swap(grouped);
-    return starts;
+    // Per level and depth, the last bucket counted. Intervals of one depth come in start
+    // order, so the buckets counted at or after a new interval's first bucket run without
+    // a gap up to that last one: only the buckets past it are new.
+    std::vector<std::int64_t> cells(grid.levels, 0);
+    std::vector<std::vector<std::int64_t>> lastCounted(grid.levels);
+    for (const model::Interval& e : sortedIntervals) {
+        for (int level = grid.bandOf(e.durationNs()) + 1; level <= grid.levels; ++level) {
+            std::vector<std::int64_t>& last = lastCounted[level - 1];
+            if (last.size() <= e.depth)
+                last.resize(e.depth + std::size_t(1), std::numeric_limits<std::int64_t>::min());
+            const TimeNs w = grid.bucketNs(level);
+            const std::int64_t first = model::floorDiv(e.startNs, w);
+            const std::int64_t end = e.endNs > e.startNs ? model::floorDiv(e.endNs - 1, w) : first;
+            const std::int64_t from = last[e.depth] == std::numeric_limits<std::int64_t>::min()
+                                          ? first
+                                          : std::max(first, last[e.depth] + 1);
+            if (end >= from) {
+                cells[level - 1] += end - from + 1;
+                last[e.depth] = end;
+            }
+        }
+    }
+    return cells;
+}
+
+void summarizeIntervals(const model::LodGrid& grid, std::span<const model::Interval> sortedIntervals,
+                        int fromLevel, const IntervalCellSink& sink)
+{
+    if (fromLevel < 1 || fromLevel > grid.levels)
+        return;
+    WindowSummarizer(grid, fromLevel, sink).run(sortedIntervals);
+}
+
+void appendCells(IntervalSummaryTile& to, const IntervalSummaryTile& from)
+{
+    const auto base = static_cast<std::uint32_t>(to.entries.size());
+    for (IntervalCell cell : from.cells) {
+        cell.firstEntry += base;
+        to.cells.push_back(cell);
+    }
+    to.entries.insert(to.entries.end(), from.entries.begin(), from.entries.end());
 }
 
 std::vector<IntervalSummaryTile> summarizeIntervals(const model::LodGrid& grid,
                                                     std::span<const model::Interval> sortedIntervals)
 {
-    std::vector<model::Interval> byBand(sortedIntervals.begin(), sortedIntervals.end());
-    const std::vector<std::size_t> starts = groupByBand(grid, byBand);
-    return summarizeIntervals(grid, byBand, starts);
-}
-
-std::vector<IntervalSummaryTile> summarizeIntervals(const model::LodGrid& grid,
-                                                    std::span<const model::Interval> byBand,
-                                                    std::span<const std::size_t> bandStarts)
-{
     std::vector<IntervalSummaryTile> levels(grid.levels);
-    std::vector<Contribution> parts;
-    for (int level = 1; level <= grid.levels; ++level) {
-        if (level > 1) {
-            const IntervalSummaryTile& finer = levels[level - 2];
-            for (const IntervalCell& child : finer.cells) {
-                const std::int64_t bucket = child.bucket >> grid.factorLog2;
-                for (std::uint32_t k = 0; k < child.entryCount; ++k) {
-                    const Coverage& e = finer.entries[child.firstEntry + k];
-                    // The cell's count and longest event ride on its first entry.
-                    parts.push_back({bucket, e.coverageNs, child.longestStartNs,
-                                     k == 0 ? child.longestDurationNs : -1, e.name, child.longestName,
-                                     k == 0 ? child.count : 0u, child.depth, e.role});
-                }
-            }
-        }
-        // Band level-1 is shorter than a bucket of this level: it joins here.
-        for (std::size_t i = bandStarts[level - 1]; i < bandStarts[level]; ++i)
-            addInterval(parts, byBand[i], grid.bucketNs(level));
-        levels[level - 1] = reduce(parts, grid.bucketNs(level));
-    }
+    for (int level = 1; level <= grid.levels; ++level)
+        levels[level - 1].bucketNs = grid.bucketNs(level);
+    summarizeIntervals(grid, sortedIntervals, 1,
+                       [&](int level, const IntervalSummaryTile& cells) { appendCells(levels[level - 1], cells); });
     return levels;
 }
 
@@ -195,18 +294,33 @@ void finishPiece(CounterPiece& piece)
                           : piece.cell.last;
 }
 
-/// One level from pieces that each lie inside one bucket of it, in time order.
-std::vector<CounterPiece> counterLevel(const std::vector<CounterPiece>& pieces, TimeNs bucketNs)
+/// A sample as the piece of the bucket it lies in.
+CounterPiece pieceOf(const model::CounterSample& s)
+{
+    CounterPiece p;
+    p.cell.count = 1;
+    p.cell.min = p.cell.max = p.cell.mean = p.cell.last = s.value;
+    p.startNs = p.endNs = s.timeNs;
+    return p;
+}
+
+/// One level from pieces that each lie inside one bucket of it, in time order (`piece(i)`
+/// gives piece i of `count`).
+template<typename Piece>
+std::vector<CounterPiece> counterLevel(std::size_t count, Piece piece, TimeNs bucketNs)
 {
     std::vector<CounterPiece> out;
-    const CounterPiece* previous = nullptr;
-    for (const CounterPiece& q : pieces) {
+    bool any = false;
+    double previousLast = 0;  // the value of the previous piece, from its end on
+    TimeNs previousEndNs = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        const CounterPiece& q = piece(i);
         const std::int64_t bucket = model::floorDiv(q.startNs, bucketNs);
         if (out.empty() || out.back().cell.bucket != bucket) {
             if (!out.empty()) {
                 // The value of the last piece holds to the end of its bucket.
                 CounterPiece& done = out.back();
-                addConstant(done, previous->cell.last, previous->endNs, (done.cell.bucket + 1) * bucketNs);
+                addConstant(done, previousLast, previousEndNs, (done.cell.bucket + 1) * bucketNs);
                 done.endNs = (done.cell.bucket + 1) * bucketNs;
                 finishPiece(done);
             }
@@ -214,12 +328,12 @@ std::vector<CounterPiece> counterLevel(const std::vector<CounterPiece>& pieces, 
             fresh.cell.bucket = bucket;
             fresh.cell.min = q.cell.min;
             fresh.cell.max = q.cell.max;
-            fresh.startNs = previous ? bucket * bucketNs : q.startNs;
+            fresh.startNs = any ? bucket * bucketNs : q.startNs;
             fresh.endNs = fresh.startNs;
-            if (previous)
-                addConstant(fresh, previous->cell.last, bucket * bucketNs, q.startNs);
+            if (any)
+                addConstant(fresh, previousLast, bucket * bucketNs, q.startNs);
         } else {
-            addConstant(out.back(), previous->cell.last, previous->endNs, q.startNs);
+            addConstant(out.back(), previousLast, previousEndNs, q.startNs);
         }
         CounterPiece& cur = out.back();
         cur.cell.count += q.cell.count;
@@ -229,7 +343,9 @@ std::vector<CounterPiece> counterLevel(const std::vector<CounterPiece>& pieces, 
         cur.cell.weightNs += q.cell.weightNs;
         cur.cell.last = q.cell.last;
         cur.endNs = q.endNs;
-        previous = &q;
+        any = true;
+        previousLast = q.cell.last;
+        previousEndNs = q.endNs;
     }
     if (!out.empty())
         finishPiece(out.back());  // the track's last value holds for no time
@@ -238,22 +354,59 @@ std::vector<CounterPiece> counterLevel(const std::vector<CounterPiece>& pieces, 
 
 } // namespace
 
+std::vector<CounterPiece> counterLevelOne(const model::LodGrid& grid,
+                                          std::span<const model::CounterSample> sortedSamples)
+{
+    CounterPiece piece;
+    return counterLevel(
+        sortedSamples.size(), [&](std::size_t i) -> const CounterPiece& { return piece = pieceOf(sortedSamples[i]); },
+        grid.bucketNs(1));
+}
+
+std::vector<CounterPiece> coarserCounterLevel(const model::LodGrid& grid, int level,
+                                              std::span<const CounterPiece> finer)
+{
+    return counterLevel(
+        finer.size(), [&](std::size_t i) -> const CounterPiece& { return finer[i]; }, grid.bucketNs(level));
+}
+
 std::vector<std::vector<CounterPiece>> summarizeCounters(
     const model::LodGrid& grid, std::span<const model::CounterSample> sortedSamples)
 {
     std::vector<std::vector<CounterPiece>> levels(grid.levels);
-    std::vector<CounterPiece> pieces;
-    pieces.reserve(sortedSamples.size());
-    for (const model::CounterSample& s : sortedSamples) {
-        CounterPiece& p = pieces.emplace_back();
-        p.cell.count = 1;
-        p.cell.min = p.cell.max = p.cell.mean = p.cell.last = s.value;
-        p.startNs = p.endNs = s.timeNs;
-    }
     for (int level = 1; level <= grid.levels; ++level) {
-        levels[level - 1] = counterLevel(level == 1 ? pieces : levels[level - 2], grid.bucketNs(level));
+        levels[level - 1] = level == 1 ? counterLevelOne(grid, sortedSamples)
+                                       : coarserCounterLevel(grid, level, levels[level - 2]);
     }
     return levels;
+}
+
+namespace {
+
+void addInstants(std::vector<InstantCell>& out, std::int64_t bucket, std::uint32_t count, TimeNs firstNs,
+                 model::StringId name)
+{
+    if (out.empty() || out.back().bucket != bucket)
+        out.push_back({bucket, 0, firstNs, name});
+    out.back().count += count;
+}
+
+} // namespace
+
+std::vector<InstantCell> instantLevelOne(const model::LodGrid& grid, std::span<const model::Instant> sortedInstants)
+{
+    std::vector<InstantCell> out;
+    for (const model::Instant& i : sortedInstants)
+        addInstants(out, grid.bucketOf(i.timeNs, 1), 1, i.timeNs, i.name);
+    return out;
+}
+
+std::vector<InstantCell> coarserInstantLevel(const model::LodGrid& grid, std::span<const InstantCell> finer)
+{
+    std::vector<InstantCell> out;
+    for (const InstantCell& c : finer)
+        addInstants(out, c.bucket >> grid.factorLog2, c.count, c.firstNs, c.firstName);
+    return out;
 }
 
 std::vector<std::vector<InstantCell>> summarizeInstants(
@@ -261,20 +414,8 @@ std::vector<std::vector<InstantCell>> summarizeInstants(
 {
     std::vector<std::vector<InstantCell>> levels(grid.levels);
     for (int level = 1; level <= grid.levels; ++level) {
-        std::vector<InstantCell>& out = levels[level - 1];
-        auto add = [&out](std::int64_t bucket, std::uint32_t count, TimeNs firstNs,
-                          model::StringId name) {
-            if (out.empty() || out.back().bucket != bucket)
-                out.push_back({bucket, 0, firstNs, name});
-            out.back().count += count;
-        };
-        if (level == 1) {
-            for (const model::Instant& i : sortedInstants)
-                add(grid.bucketOf(i.timeNs, 1), 1, i.timeNs, i.name);
-        } else {
-            for (const InstantCell& c : levels[level - 2])
-                add(c.bucket >> grid.factorLog2, c.count, c.firstNs, c.firstName);
-        }
+        levels[level - 1] = level == 1 ? instantLevelOne(grid, sortedInstants)
+                                       : coarserInstantLevel(grid, levels[level - 2]);
     }
     return levels;
 }

@@ -8,6 +8,8 @@
 // direct computation from the raw events gives. Each level is built from a flat list
 // of contributions (one per cell entry below, one per interval and bucket it touches),
 // sorted and reduced: O(m log m) time, about 48 bytes a contribution, no hash maps.
+// Levels are built one window (a bucket of the coarsest level) at a time, so memory
+// holds what one window holds, not a whole track's levels.
 //
 // Counters: each level is computed from "pieces" (samples at level 1, the cells of the
 // level below above it), filling the gaps between pieces with the value in effect, so
@@ -18,6 +20,7 @@
 #include "model/lod_grid.h"
 #include "storage/store/tiles.h"
 
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -31,25 +34,42 @@ struct CounterPiece
     double integral = 0;  ///< value x ns over [startNs, endNs)
 };
 
-/// Levels 1..grid.levels of intervals sorted by (start, seq). Element k-1 is level k,
-/// with every name of every cell (entries sorted by decreasing coverage, then name and
-/// role); the store keeps the top few (truncatedTile).
+/// The number of cells of each level of intervals sorted by (start, seq) (element k-1:
+/// level k), counted without building them: one pass, memory per level and depth only.
+/// A builder learns from it which levels are worth storing before computing any.
+std::vector<std::int64_t> countIntervalCells(const model::LodGrid& grid,
+                                             std::span<const model::Interval> sortedIntervals);
+
+/// Takes the cells of one level in one window, sorted by (bucket, depth), with every name
+/// of every cell (entries sorted by decreasing coverage, then name and role). A level's
+/// windows come in time order; the cells are only valid during the call.
+using IntervalCellSink = std::function<void(int level, const IntervalSummaryTile& cells)>;
+
+/// Levels fromLevel..grid.levels of intervals sorted by (start, seq), one window (a bucket
+/// of the coarsest level) at a time: memory holds the intervals and cells of one window,
+/// whatever the track's length. Level fromLevel is computed from the intervals of bands
+/// < fromLevel directly (equal to what the levels below would give, see above).
+void summarizeIntervals(const model::LodGrid& grid, std::span<const model::Interval> sortedIntervals,
+                        int fromLevel, const IntervalCellSink& sink);
+/// All levels 1..grid.levels at once (element k-1: level k).
 std::vector<IntervalSummaryTile> summarizeIntervals(const model::LodGrid& grid,
                                                     std::span<const model::Interval> sortedIntervals);
-/// The same from intervals already grouped by duration band: band b is
-/// byBand[bandStarts[b], bandStarts[b + 1]), each in (start, seq) order. No copy made.
-std::vector<IntervalSummaryTile> summarizeIntervals(const model::LodGrid& grid,
-                                                    std::span<const model::Interval> byBand,
-                                                    std::span<const std::size_t> bandStarts);
+/// Appends the cells of `from` (and their entries) to `to`.
+void appendCells(IntervalSummaryTile& to, const IntervalSummaryTile& from);
 
-/// Groups intervals sorted by (start, seq) by duration band, keeping that order within
-/// each band; returns the band starts (grid.levels + 2 offsets).
-std::vector<std::size_t> groupByBand(const model::LodGrid& grid, std::vector<model::Interval>& intervals);
-
+/// Level 1 of counter samples sorted by time, and level `level` from level - 1: a builder
+/// goes up level by level, holding two at a time.
+std::vector<CounterPiece> counterLevelOne(const model::LodGrid& grid,
+                                          std::span<const model::CounterSample> sortedSamples);
+std::vector<CounterPiece> coarserCounterLevel(const model::LodGrid& grid, int level,
+                                              std::span<const CounterPiece> finer);
 /// Levels 1..grid.levels of counter samples sorted by time.
 std::vector<std::vector<CounterPiece>> summarizeCounters(
     const model::LodGrid& grid, std::span<const model::CounterSample> sortedSamples);
 
+/// Level 1 of instants sorted by time, and the level above `finer`.
+std::vector<InstantCell> instantLevelOne(const model::LodGrid& grid, std::span<const model::Instant> sortedInstants);
+std::vector<InstantCell> coarserInstantLevel(const model::LodGrid& grid, std::span<const InstantCell> finer);
 /// Levels 1..grid.levels of instants sorted by time.
 std::vector<std::vector<InstantCell>> summarizeInstants(
     const model::LodGrid& grid, std::span<const model::Instant> sortedInstants);

@@ -4,6 +4,7 @@
 #include "storage/store/track_buffer.h"
 
 #include <algorithm>
+#include <ranges>
 
 namespace strata::storage {
 
@@ -32,46 +33,107 @@ void assignDepths(std::vector<model::Interval>& sorted)
     }
 }
 
-/// Cuts `rows` (already in time order) into tiles of kEventsPerTile.
-template<typename Row, typename Tile, typename Fill, typename Start, typename End>
-void cutExact(std::vector<TileRow>& out, TileKind kind, int level, std::span<const Row> rows,
-              int zstdLevel, Fill fill, Start start, End end)
+/// Cuts `rows` (already in time order; any range) into tiles of kEventsPerTile.
+template<typename Tile, typename Rows, typename Fill, typename Start, typename End>
+void cutExact(std::vector<TileRow>& out, TileKind kind, int level, Rows&& rows, int zstdLevel, Fill fill,
+              Start start, End end)
 {
-    for (std::size_t first = 0, idx = 0; first < rows.size(); first += kEventsPerTile, ++idx) {
-        const std::size_t last = std::min(rows.size(), first + kEventsPerTile);
-        Tile tile;
-        TimeNs maxEnd = start(rows[first]);
-        for (std::size_t i = first; i < last; ++i) {
-            fill(tile, rows[i]);
-            maxEnd = std::max(maxEnd, end(rows[i]));
-        }
-        out.push_back({{kind, level, static_cast<std::int64_t>(idx), start(rows[first]), maxEnd,
-                        static_cast<std::int64_t>(last - first)},
-                       encodeTile(tile, zstdLevel)});
+    Tile tile;
+    std::int64_t idx = 0;
+    std::int64_t n = 0;
+    TimeNs t0 = 0;
+    TimeNs maxEnd = 0;
+    auto flush = [&] {
+        out.push_back({{kind, level, idx++, t0, maxEnd, n}, encodeTile(tile, zstdLevel)});
+        tile = {};
+        n = 0;
+    };
+    for (const auto& row : rows) {
+        if (n == 0)
+            t0 = maxEnd = start(row);
+        fill(tile, row);
+        maxEnd = std::max(maxEnd, end(row));
+        if (++n == static_cast<std::int64_t>(kEventsPerTile))
+            flush();
     }
+    if (n > 0)
+        flush();
 }
 
-std::int64_t bucketOf(const IntervalCell& c) { return c.bucket; }
 std::int64_t bucketOf(const CounterPiece& c) { return c.cell.bucket; }
 std::int64_t bucketOf(const InstantCell& c) { return c.bucket; }
 
-/// Groups summary cells (sorted by bucket) into tiles of at most kCellsPerSummaryTile
-/// cells, each spanning its first to its last bucket. A count rather than a fixed time
-/// span: sparse levels (a sampled call stack every few ms at a 256 ns grid) would
-/// otherwise give one tile per cell.
+/// Summary tiles hold at most this many cells, each tile spanning its first to its last
+/// bucket. A count rather than a fixed time span: sparse levels (a sampled call stack
+/// every few ms at a 256 ns grid) would otherwise give one tile per cell.
+constexpr std::size_t kCellsPerSummaryTile = model::LodGrid::kBucketsPerTile;
+
+/// Groups a whole level's cells (sorted by bucket) into tiles; `encode` takes a tile's cells.
 template<typename Cell, typename Encode>
 void cutSummary(std::vector<TileRow>& out, TileKind kind, int level, const model::LodGrid& grid,
-                const std::vector<Cell>& cells, Encode encode)
+                std::span<const Cell> cells, Encode encode)
 {
-    constexpr std::size_t kCellsPerSummaryTile = model::LodGrid::kBucketsPerTile;
     const TimeNs w = grid.bucketNs(level);
     for (std::size_t first = 0, idx = 0; first < cells.size(); first += kCellsPerSummaryTile, ++idx) {
-        const std::size_t last = std::min(cells.size(), first + kCellsPerSummaryTile);
-        out.push_back({{kind, level, static_cast<std::int64_t>(idx), bucketOf(cells[first]) * w,
-                        (bucketOf(cells[last - 1]) + 1) * w, static_cast<std::int64_t>(last - first)},
-                       encode(first, last)});
+        const auto tile = cells.subspan(first, std::min(kCellsPerSummaryTile, cells.size() - first));
+        out.push_back({{kind, level, static_cast<std::int64_t>(idx), bucketOf(tile.front()) * w,
+                        (bucketOf(tile.back()) + 1) * w, static_cast<std::int64_t>(tile.size())},
+                       encode(tile)});
     }
 }
+
+/// Cuts one interval summary level into tiles as its cells arrive, window by window
+/// (level_summarizer.h): holds less than a tile's cells between windows.
+class IntervalLevelTiles
+{
+public:
+    IntervalLevelTiles(int level, const model::LodGrid& grid, int zstdLevel)
+        : m_level(level)
+        , m_zstdLevel(zstdLevel)
+    {
+        m_pending.bucketNs = grid.bucketNs(level);
+    }
+
+    void add(const IntervalSummaryTile& cells)
+    {
+        appendCells(m_pending, cells);
+        std::size_t first = 0;
+        for (; m_pending.cells.size() - first >= kCellsPerSummaryTile; first += kCellsPerSummaryTile)
+            cut(first, first + kCellsPerSummaryTile);
+        if (first == 0)
+            return;
+        // Keep the cells of the next tile, their entries moved to the front.
+        const auto base = first < m_pending.cells.size() ? m_pending.cells[first].firstEntry
+                                                         : static_cast<std::uint32_t>(m_pending.entries.size());
+        m_pending.cells.erase(m_pending.cells.begin(), m_pending.cells.begin() + static_cast<std::ptrdiff_t>(first));
+        m_pending.entries.erase(m_pending.entries.begin(), m_pending.entries.begin() + base);
+        for (IntervalCell& cell : m_pending.cells)
+            cell.firstEntry -= base;
+    }
+
+    /// The level's tiles, the last one included.
+    std::vector<TileRow> finish()
+    {
+        if (!m_pending.cells.empty())
+            cut(0, m_pending.cells.size());
+        return std::move(m_rows);
+    }
+
+private:
+    void cut(std::size_t first, std::size_t last)
+    {
+        const TimeNs w = m_pending.bucketNs;
+        m_rows.push_back({{TileKind::IntervalSummary, m_level, static_cast<std::int64_t>(m_rows.size()),
+                           m_pending.cells[first].bucket * w, (m_pending.cells[last - 1].bucket + 1) * w,
+                           static_cast<std::int64_t>(last - first)},
+                          encodeTile(truncatedTile(m_pending, first, last), m_zstdLevel)});
+    }
+
+    const int m_level;
+    const int m_zstdLevel;
+    IntervalSummaryTile m_pending;  ///< cells not yet in a tile
+    std::vector<TileRow> m_rows;
+};
 
 /// The finest level worth storing: the first that summarises something, with cells at
 /// most half the events they stand for. Finer levels would cost as much as the exact
@@ -100,6 +162,25 @@ void encodeFlame(const FlamePyramid& pyramid, int zstdLevel, TrackFlame& out)
     }
 }
 
+/// Builds a kind's summary levels one at a time (`next(level, finer)` gives level
+/// `level`) and cuts those from the finest worth storing on (finestUsefulLevel's rule,
+/// applied as the levels come) into tiles; returns that level.
+template<typename Cell, typename Next, typename Encode>
+int cutLevels(std::vector<TileRow>& out, TileKind kind, const model::LodGrid& grid, std::int64_t events, Next next,
+              Encode encode)
+{
+    int finest = grid.levels + 1;
+    std::vector<Cell> cells;
+    for (int level = 1; level <= grid.levels; ++level) {
+        cells = next(level, cells);
+        if (finest > grid.levels && events > 0 && 2 * static_cast<std::int64_t>(cells.size()) <= events)
+            finest = level;
+        if (level >= finest)
+            cutSummary(out, kind, level, grid, std::span<const Cell>(cells), encode);
+    }
+    return finest;
+}
+
 void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, int zstdLevel,
                    const FlameSummaryOptions& flame, TrackTiles& out)
 {
@@ -113,48 +194,57 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
     if (buf.samples.empty())  // a track with samples gets the pyramid of its samples
         encodeFlame(summarizeFlameIntervals(grid, events, flame), zstdLevel, out.flame);
 
-    for (const model::Interval& e : events) {
+    std::vector<std::uint8_t> bands(events.size());
+    std::vector<BandStats> stats(grid.levels + 1);
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const model::Interval& e = events[i];
         out.stats.maxDepth = std::max<int>(out.stats.maxDepth, e.depth);
         auto& totals = out.stats.categories[e.category];
         ++totals.first;
         totals.second += e.durationNs();
+        bands[i] = static_cast<std::uint8_t>(grid.bandOf(e.durationNs()));
+        BandStats& band = stats[bands[i]];
+        ++band.count;
+        band.maxDurationNs = std::max(band.maxDurationNs, e.durationNs());
     }
-    const std::vector<std::size_t> bandStarts = groupByBand(grid, events);
+    // Exact tiles band by band, each in (start, seq) order: a pass over the events per band
+    // rather than a copy of them grouped by band.
     for (int band = 0; band <= grid.levels; ++band) {
-        const std::span<const model::Interval> rows(events.data() + bandStarts[band],
-                                                    bandStarts[band + 1] - bandStarts[band]);
-        if (rows.empty())
+        if (stats[band].count == 0)
             continue;
-        BandStats stats{band, static_cast<std::int64_t>(rows.size()), 0};
-        for (const model::Interval& e : rows)
-            stats.maxDurationNs = std::max(stats.maxDurationNs, e.durationNs());
-        out.bands.push_back(stats);
-        cutExact<model::Interval, IntervalTile>(
-            out.tiles, TileKind::Intervals, band, rows, zstdLevel,
+        stats[band].band = band;
+        out.bands.push_back(stats[band]);
+        auto ofBand = std::views::iota(std::size_t(0), events.size())
+                      | std::views::filter([&](std::size_t i) { return bands[i] == band; })
+                      | std::views::transform([&](std::size_t i) -> const model::Interval& { return events[i]; });
+        cutExact<IntervalTile>(
+            out.tiles, TileKind::Intervals, band, ofBand, zstdLevel,
             [&buf](IntervalTile& t, const model::Interval& e) {
                 t.events.push_back(e);
                 t.args.append(t.events.size() - 1, buf.intervalArgs.at(e.seq));
             },
-            [](const model::Interval& e) { return e.startNs; },
-            [](const model::Interval& e) { return e.endNs; });
+            [](const model::Interval& e) { return e.startNs; }, [](const model::Interval& e) { return e.endNs; });
     }
     release(buf.intervalArgs.ends);
     std::string().swap(buf.intervalArgs.bytes);
+    release(bands);
 
-    const auto levels = summarizeIntervals(grid, events, bandStarts);
-    // Events shorter than a bucket of level l: bands 0..l-1.
-    std::vector<std::int64_t> shortEvents(grid.levels + 2, 0);
+    // Levels below the finest worth storing are never built.
+    const std::vector<std::int64_t> cells = countIntervalCells(grid, events);
+    std::vector<std::int64_t> shortEvents(grid.levels + 2, 0);  // bands 0..l-1: shorter than a bucket of l
     for (int level = 1; level <= grid.levels; ++level)
-        shortEvents[level] = static_cast<std::int64_t>(bandStarts[level]);
+        shortEvents[level] = shortEvents[level - 1] + stats[level - 1].count;
     out.stats.intervalLevel = finestUsefulLevel(
-        grid.levels, [&](int l) { return static_cast<std::int64_t>(levels[l - 1].cells.size()); },
-        [&](int l) { return shortEvents[l]; });
-    for (int level = out.stats.intervalLevel; level <= grid.levels; ++level) {
-        const IntervalSummaryTile& full = levels[level - 1];
-        cutSummary(out.tiles, TileKind::IntervalSummary, level, grid, full.cells,
-                   [&full, zstdLevel](std::size_t first, std::size_t last) {
-                       return encodeTile(truncatedTile(full, first, last), zstdLevel);
-                   });
+        grid.levels, [&](int l) { return cells[l - 1]; }, [&](int l) { return shortEvents[l]; });
+    std::vector<IntervalLevelTiles> levels;
+    for (int level = out.stats.intervalLevel; level <= grid.levels; ++level)
+        levels.emplace_back(level, grid, zstdLevel);
+    summarizeIntervals(grid, events, out.stats.intervalLevel, [&](int level, const IntervalSummaryTile& window) {
+        levels[level - out.stats.intervalLevel].add(window);
+    });
+    for (IntervalLevelTiles& level : levels) {
+        for (TileRow& row : level.finish())
+            out.tiles.push_back(std::move(row));
     }
     out.stats.intervals = static_cast<std::int64_t>(events.size());
     release(events);
@@ -173,27 +263,27 @@ void tileInstants(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
         return;
     std::stable_sort(rows.begin(), rows.end(),
                      [](const auto& a, const auto& b) { return a.first.timeNs < b.first.timeNs; });
-    cutExact<std::pair<model::Instant, std::uint32_t>, InstantTile>(
+    cutExact<InstantTile>(
         out.tiles, TileKind::Instants, 0, rows, zstdLevel,
         [&buf](InstantTile& t, const auto& r) {
             t.events.push_back(r.first);
             t.args.append(t.events.size() - 1, buf.instantArgs.at(r.second));
         },
         [](const auto& r) { return r.first.timeNs; }, [](const auto& r) { return r.first.timeNs; });
+    buf.instantArgs = {};
     std::vector<model::Instant> sorted;
     sorted.reserve(rows.size());
     for (const auto& r : rows)
         sorted.push_back(r.first);
-    const auto levels = summarizeInstants(grid, sorted);
-    out.stats.instantLevel = finestUsefulLevel(
-        grid.levels, [&](int l) { return static_cast<std::int64_t>(levels[l - 1].size()); },
-        [&](int) { return static_cast<std::int64_t>(sorted.size()); });
-    for (int level = out.stats.instantLevel; level <= grid.levels; ++level) {
-        cutSummary(out.tiles, TileKind::InstantSummary, level, grid, levels[level - 1],
-                   [&cells = levels[level - 1], zstdLevel](std::size_t first, std::size_t last) {
-                       return encodeTile(InstantSummaryTile{{cells.begin() + first, cells.begin() + last}}, zstdLevel);
-                   });
-    }
+    release(rows);
+    out.stats.instantLevel = cutLevels<InstantCell>(
+        out.tiles, TileKind::InstantSummary, grid, static_cast<std::int64_t>(sorted.size()),
+        [&](int level, const std::vector<InstantCell>& finer) {
+            return level == 1 ? instantLevelOne(grid, sorted) : coarserInstantLevel(grid, finer);
+        },
+        [zstdLevel](std::span<const InstantCell> cells) {
+            return encodeTile(InstantSummaryTile{{cells.begin(), cells.end()}}, zstdLevel);
+        });
     out.stats.instants = static_cast<std::int64_t>(sorted.size());
 }
 
@@ -205,23 +295,21 @@ void tileCounters(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
         return;
     std::stable_sort(samples.begin(), samples.end(),
                      [](const auto& a, const auto& b) { return a.timeNs < b.timeNs; });
-    cutExact<model::CounterSample, CounterTile>(
+    cutExact<CounterTile>(
         out.tiles, TileKind::Counters, 0, samples, zstdLevel,
         [](CounterTile& t, const model::CounterSample& s) { t.samples.push_back(s); },
         [](const auto& s) { return s.timeNs; }, [](const auto& s) { return s.timeNs; });
-    const auto levels = summarizeCounters(grid, samples);
-    out.stats.counterLevel = finestUsefulLevel(
-        grid.levels, [&](int l) { return static_cast<std::int64_t>(levels[l - 1].size()); },
-        [&](int) { return static_cast<std::int64_t>(samples.size()); });
-    for (int level = out.stats.counterLevel; level <= grid.levels; ++level) {
-        cutSummary(out.tiles, TileKind::CounterSummary, level, grid, levels[level - 1],
-                   [&pieces = levels[level - 1], zstdLevel](std::size_t first, std::size_t last) {
-                       CounterSummaryTile tile;
-                       for (std::size_t i = first; i < last; ++i)
-                           tile.cells.push_back(pieces[i].cell);
-                       return encodeTile(tile, zstdLevel);
-                   });
-    }
+    out.stats.counterLevel = cutLevels<CounterPiece>(
+        out.tiles, TileKind::CounterSummary, grid, static_cast<std::int64_t>(samples.size()),
+        [&](int level, const std::vector<CounterPiece>& finer) {
+            return level == 1 ? counterLevelOne(grid, samples) : coarserCounterLevel(grid, level, finer);
+        },
+        [zstdLevel](std::span<const CounterPiece> pieces) {
+            CounterSummaryTile tile;
+            for (const CounterPiece& p : pieces)
+                tile.cells.push_back(p.cell);
+            return encodeTile(tile, zstdLevel);
+        });
     out.stats.counters = static_cast<std::int64_t>(samples.size());
     release(samples);
 }
@@ -256,7 +344,7 @@ TrackTiles tileTrack(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid,
 
     std::stable_sort(buf.flows.begin(), buf.flows.end(),
                      [](const auto& a, const auto& b) { return a.fromNs < b.fromNs; });
-    cutExact<model::Flow, FlowTile>(
+    cutExact<FlowTile>(
         out.tiles, TileKind::Flows, 0, buf.flows, zstdLevel,
         [](FlowTile& t, const model::Flow& f) { t.flows.push_back(f); },
         [](const auto& f) { return f.fromNs; }, [](const auto& f) { return std::max(f.fromNs, f.toNs); });
@@ -265,7 +353,7 @@ TrackTiles tileTrack(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid,
 
     std::stable_sort(buf.samples.begin(), buf.samples.end(),
                      [](const auto& a, const auto& b) { return a.timeNs < b.timeNs; });
-    cutExact<model::StackSample, SampleTile>(
+    cutExact<SampleTile>(
         out.tiles, TileKind::Samples, 0, buf.samples, zstdLevel,
         [](SampleTile& t, const model::StackSample& s) { t.samples.push_back(s); },
         [](const auto& s) { return s.timeNs; }, [](const auto& s) { return s.timeNs; });

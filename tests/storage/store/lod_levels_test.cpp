@@ -10,8 +10,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <random>
+#include <tuple>
 
 using namespace strata;
 using model::TimeNs;
@@ -93,6 +95,59 @@ TEST_CASE("every interval level equals a direct computation from the raw events"
             CHECK(got == it->second.coverage);
             CHECK(c.count == it->second.count);
             CHECK(c.longestDurationNs == it->second.longestNs);
+        }
+    }
+}
+
+TEST_CASE("interval levels built from any level up equal those built from level 1, and are counted exactly",
+          "[lod]")
+{
+    storage::MemoryTrace trace;
+    test::makeRandomTrace({.seed = 4}, trace);
+    const model::LodGrid grid = model::LodGrid::forSpan(50'000'000);
+    const auto events = sortedIntervals(trace.track(2));
+    const auto full = storage::summarizeIntervals(grid, events);
+    // A builder stores levels from the first with few enough cells: it counts them first.
+    const std::vector<std::int64_t> counted = storage::countIntervalCells(grid, events);
+    REQUIRE(counted.size() == full.size());
+    for (int level = 1; level <= grid.levels; ++level) {
+        INFO("level " << level);
+        CHECK(counted[level - 1] == static_cast<std::int64_t>(full[level - 1].cells.size()));
+    }
+    // ... and builds them from there up, one window (a top-level bucket) at a time.
+    for (int from = 2; from <= grid.levels; ++from) {
+        std::vector<storage::IntervalSummaryTile> levels(grid.levels);
+        std::vector<std::int64_t> lastBucket(grid.levels, std::numeric_limits<std::int64_t>::min());
+        storage::summarizeIntervals(grid, events, from, [&](int level, const storage::IntervalSummaryTile& window) {
+            REQUIRE(level >= from);
+            REQUIRE(window.bucketNs == grid.bucketNs(level));
+            CHECK(window.cells.front().bucket > lastBucket[level - 1]);  // windows come in time order
+            lastBucket[level - 1] = window.cells.back().bucket;
+            storage::appendCells(levels[level - 1], window);
+        });
+        for (int level = 1; level <= grid.levels; ++level) {
+            INFO("from " << from << " level " << level);
+            const storage::IntervalSummaryTile& got = levels[level - 1];
+            if (level < from) {
+                CHECK(got.cells.empty());
+                continue;
+            }
+            const storage::IntervalSummaryTile& want = full[level - 1];
+            REQUIRE(got.cells.size() == want.cells.size());
+            REQUIRE(got.entries.size() == want.entries.size());
+            for (std::size_t i = 0; i < got.cells.size(); ++i) {
+                const storage::IntervalCell& a = got.cells[i];
+                const storage::IntervalCell& b = want.cells[i];
+                CHECK(std::tie(a.bucket, a.depth, a.count, a.longestStartNs, a.longestDurationNs, a.longestName,
+                               a.firstEntry, a.entryCount)
+                      == std::tie(b.bucket, b.depth, b.count, b.longestStartNs, b.longestDurationNs, b.longestName,
+                                  b.firstEntry, b.entryCount));
+            }
+            for (std::size_t i = 0; i < got.entries.size(); ++i) {
+                const storage::Coverage& a = got.entries[i];
+                const storage::Coverage& b = want.entries[i];
+                CHECK(std::tie(a.name, a.role, a.coverageNs) == std::tie(b.name, b.role, b.coverageNs));
+            }
         }
     }
 }
