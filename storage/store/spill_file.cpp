@@ -137,9 +137,23 @@ void SpillFile::spill(model::TrackId track, StoreBuilder::TrackBuffer& b)
             throw std::runtime_error(m_path.string() + ": cannot write spill file: " + std::strerror(errno));
         done += static_cast<std::size_t>(n);
     }
-    if (m_segments.size() <= track)
+    if (m_segments.size() <= track) {
         m_segments.resize(track + 1);
+        m_totals.resize(track + 1);
+    }
     m_segments[track].push_back({m_size, out.size()});
+    Totals& t = m_totals[track];
+    if (!b.intervalArgs.ends.empty())
+        t.intervalArgEnds = t.intervals + b.intervalArgs.ends.size();
+    if (!b.instantArgs.ends.empty())
+        t.instantArgEnds = t.instants + b.instantArgs.ends.size();
+    t.intervalArgBytes += b.intervalArgs.bytes.size();
+    t.instantArgBytes += b.instantArgs.bytes.size();
+    t.intervals += b.intervals.size();
+    t.instants += b.instants.size();
+    t.counters += b.counters.size();
+    t.flows += b.flows.size();
+    t.samples += b.samples.size();
     m_size += out.size();
     // Keep the arrival counters running: seq numbers continue after a spill.
     release(b.intervals);
@@ -156,6 +170,20 @@ void SpillFile::reload(model::TrackId track, StoreBuilder::TrackBuffer& b) const
     if (track >= m_segments.size() || m_segments[track].empty())
         return;
     StoreBuilder::TrackBuffer merged;
+    const Totals& t = m_totals[track];
+    // Rows appended after a column's first entry all get one (ArgsColumn::append).
+    auto argEnds = [](std::size_t spilledEnds, std::size_t spilledRows, const ArgsColumn& args, std::size_t rows) {
+        return (spilledEnds > 0 || !args.ends.empty()) && rows > 0 ? spilledRows + rows : spilledEnds;
+    };
+    merged.intervals.reserve(t.intervals + b.intervals.size());
+    merged.intervalArgs.ends.reserve(argEnds(t.intervalArgEnds, t.intervals, b.intervalArgs, b.intervals.size()));
+    merged.intervalArgs.bytes.reserve(t.intervalArgBytes + b.intervalArgs.bytes.size());
+    merged.instants.reserve(t.instants + b.instants.size());
+    merged.instantArgs.ends.reserve(argEnds(t.instantArgEnds, t.instants, b.instantArgs, b.instants.size()));
+    merged.instantArgs.bytes.reserve(t.instantArgBytes + b.instantArgs.bytes.size());
+    merged.counters.reserve(t.counters + b.counters.size());
+    merged.flows.reserve(t.flows + b.flows.size());
+    merged.samples.reserve(t.samples + b.samples.size());
     for (const Segment& segment : m_segments[track]) {
         std::string packed(segment.size, '\0');
         for (std::size_t done = 0; done < packed.size();) {

@@ -42,10 +42,25 @@ private:
         std::uint64_t offset;
         std::uint64_t size;
     };
+    /// What a track's segments hold in all, so that a reload allocates each column once
+    /// at its final size (grown by doubling, columns would take up to twice that).
+    struct Totals
+    {
+        std::size_t intervals = 0;
+        std::size_t instants = 0;
+        std::size_t counters = 0;
+        std::size_t flows = 0;
+        std::size_t samples = 0;
+        std::size_t intervalArgEnds = 0;
+        std::size_t intervalArgBytes = 0;
+        std::size_t instantArgEnds = 0;
+        std::size_t instantArgBytes = 0;
+    };
     std::filesystem::path m_path;
     int m_fd = -1;
     std::uint64_t m_size = 0;
     std::vector<std::vector<Segment>> m_segments;  // per track
+    std::vector<Totals> m_totals;  // per track
 };
 
 /// Approximate heap bytes a buffer holds (what the builder's budget counts).
