@@ -26,16 +26,16 @@ struct Contribution
 
 /// Adds the pieces of `e` in buckets [lo, hi) of width bucketNs; its count goes to the
 /// bucket it starts in (when that bucket is in range).
-void addInterval(std::vector<Contribution>& out, const model::Interval& e, TimeNs bucketNs, std::int64_t lo,
-                 std::int64_t hi)
+void addInterval(std::vector<Contribution>& out, const model::Interval& e, TimeNs bucketNs,
+    std::int64_t lo, std::int64_t hi)
 {
     const std::int64_t first = model::floorDiv(e.startNs, bucketNs);
     const std::int64_t last = e.endNs > e.startNs ? model::floorDiv(e.endNs - 1, bucketNs) : first;
     for (std::int64_t b = std::max(first, lo); b <= std::min(last, hi - 1); ++b) {
         const TimeNs from = std::max(e.startNs, b * bucketNs);
         const TimeNs to = std::min(e.endNs, (b + 1) * bucketNs);
-        out.push_back({b, to - from, e.startNs, e.durationNs(), e.name, e.name, b == first ? 1u : 0u, e.depth,
-                       e.role});
+        out.push_back({ b, to - from, e.startNs, e.durationNs(), e.name, e.name,
+            b == first ? 1u : 0u, e.depth, e.role });
     }
 }
 
@@ -54,13 +54,17 @@ struct CellKey
     std::int64_t bucket;
     std::uint32_t index;
     model::Depth depth;
-    bool operator<(const CellKey& o) const { return bucket != o.bucket ? bucket < o.bucket : depth < o.depth; }
+    bool operator<(const CellKey& o) const
+    {
+        return bucket != o.bucket ? bucket < o.bucket : depth < o.depth;
+    }
     bool sameCell(const CellKey& o) const { return bucket == o.bucket && depth == o.depth; }
 };
 
 /// The cells of `parts`, grouped by (bucket, depth), each group's entries merged by
 /// (name, role). The result does not depend on the order of `parts`.
-void reduce(const std::vector<Contribution>& parts, std::vector<CellKey>& order, IntervalSummaryTile& level)
+void reduce(
+    const std::vector<Contribution>& parts, std::vector<CellKey>& order, IntervalSummaryTile& level)
 {
     order.resize(parts.size());
     for (std::size_t i = 0; i < parts.size(); ++i)
@@ -112,20 +116,21 @@ public:
         : m_grid(grid)
         , m_from(fromLevel)
         , m_sink(sink)
-    {
-    }
+    {}
 
     void run(std::span<const model::Interval> sorted)
     {
         const TimeNs windowNs = m_grid.bucketNs(m_grid.levels);
         std::int64_t window = 0;
         for (std::size_t next = 0;;) {
-            while (next < sorted.size() && m_grid.bandOf(sorted[next].durationNs()) >= m_grid.levels)
+            while (
+                next < sorted.size() && m_grid.bandOf(sorted[next].durationNs()) >= m_grid.levels)
                 ++next;
             if (m_members.empty() && next == sorted.size())
                 return;
             // The members left are the previous window's that reach into this one.
-            window = m_members.empty() ? model::floorDiv(sorted[next].startNs, windowNs) : window + 1;
+            window =
+                m_members.empty() ? model::floorDiv(sorted[next].startNs, windowNs) : window + 1;
             const TimeNs endNs = (window + 1) * windowNs;
             for (; next < sorted.size() && sorted[next].startNs < endNs; ++next) {
                 const int band = m_grid.bandOf(sorted[next].durationNs());
@@ -152,7 +157,8 @@ private:
     {
         for (int level = m_from; level <= m_grid.levels; ++level) {
             const TimeNs w = m_grid.bucketNs(level);
-            const std::int64_t buckets = std::int64_t(1) << (m_grid.factorLog2 * (m_grid.levels - level));
+            const std::int64_t buckets = std::int64_t(1)
+                << (m_grid.factorLog2 * (m_grid.levels - level));
             m_parts.clear();
             if (level > m_from) {
                 for (const IntervalCell& child : m_finer.cells) {
@@ -160,9 +166,9 @@ private:
                     for (std::uint32_t k = 0; k < child.entryCount; ++k) {
                         const Coverage& e = m_finer.entries[child.firstEntry + k];
                         // The cell's count and longest event ride on its first entry.
-                        m_parts.push_back({bucket, e.coverageNs, child.longestStartNs,
-                                           k == 0 ? child.longestDurationNs : -1, e.name, child.longestName,
-                                           k == 0 ? child.count : 0u, child.depth, e.role});
+                        m_parts.push_back({ bucket, e.coverageNs, child.longestStartNs,
+                            k == 0 ? child.longestDurationNs : -1, e.name, child.longestName,
+                            k == 0 ? child.count : 0u, child.depth, e.role });
                     }
                 }
             }
@@ -194,8 +200,8 @@ private:
 
 } // namespace
 
-std::vector<std::int64_t> countIntervalCells(const model::LodGrid& grid,
-                                             std::span<const model::Interval> sortedIntervals)
+std::vector<std::int64_t> countIntervalCells(
+    const model::LodGrid& grid, std::span<const model::Interval> sortedIntervals)
 {
     // Per level and depth, the last bucket counted. Intervals of one depth come in start
     // order, so the buckets counted at or after a new interval's first bucket run without
@@ -211,8 +217,8 @@ std::vector<std::int64_t> countIntervalCells(const model::LodGrid& grid,
             const std::int64_t first = model::floorDiv(e.startNs, w);
             const std::int64_t end = e.endNs > e.startNs ? model::floorDiv(e.endNs - 1, w) : first;
             const std::int64_t from = last[e.depth] == std::numeric_limits<std::int64_t>::min()
-                                          ? first
-                                          : std::max(first, last[e.depth] + 1);
+                ? first
+                : std::max(first, last[e.depth] + 1);
             if (end >= from) {
                 cells[level - 1] += end - from + 1;
                 last[e.depth] = end;
@@ -222,8 +228,8 @@ std::vector<std::int64_t> countIntervalCells(const model::LodGrid& grid,
     return cells;
 }
 
-void summarizeIntervals(const model::LodGrid& grid, std::span<const model::Interval> sortedIntervals,
-                        int fromLevel, const IntervalCellSink& sink)
+void summarizeIntervals(const model::LodGrid& grid,
+    std::span<const model::Interval> sortedIntervals, int fromLevel, const IntervalCellSink& sink)
 {
     if (fromLevel < 1 || fromLevel > grid.levels)
         return;
@@ -240,14 +246,15 @@ void appendCells(IntervalSummaryTile& to, const IntervalSummaryTile& from)
     to.entries.insert(to.entries.end(), from.entries.begin(), from.entries.end());
 }
 
-std::vector<IntervalSummaryTile> summarizeIntervals(const model::LodGrid& grid,
-                                                    std::span<const model::Interval> sortedIntervals)
+std::vector<IntervalSummaryTile> summarizeIntervals(
+    const model::LodGrid& grid, std::span<const model::Interval> sortedIntervals)
 {
     std::vector<IntervalSummaryTile> levels(grid.levels);
     for (int level = 1; level <= grid.levels; ++level)
         levels[level - 1].bucketNs = grid.bucketNs(level);
-    summarizeIntervals(grid, sortedIntervals, 1,
-                       [&](int level, const IntervalSummaryTile& cells) { appendCells(levels[level - 1], cells); });
+    summarizeIntervals(grid, sortedIntervals, 1, [&](int level, const IntervalSummaryTile& cells) {
+        appendCells(levels[level - 1], cells);
+    });
     return levels;
 }
 
@@ -354,20 +361,22 @@ std::vector<CounterPiece> counterLevel(std::size_t count, Piece piece, TimeNs bu
 
 } // namespace
 
-std::vector<CounterPiece> counterLevelOne(const model::LodGrid& grid,
-                                          std::span<const model::CounterSample> sortedSamples)
+std::vector<CounterPiece> counterLevelOne(
+    const model::LodGrid& grid, std::span<const model::CounterSample> sortedSamples)
 {
     CounterPiece piece;
     return counterLevel(
-        sortedSamples.size(), [&](std::size_t i) -> const CounterPiece& { return piece = pieceOf(sortedSamples[i]); },
+        sortedSamples.size(),
+        [&](std::size_t i) -> const CounterPiece& { return piece = pieceOf(sortedSamples[i]); },
         grid.bucketNs(1));
 }
 
-std::vector<CounterPiece> coarserCounterLevel(const model::LodGrid& grid, int level,
-                                              std::span<const CounterPiece> finer)
+std::vector<CounterPiece> coarserCounterLevel(
+    const model::LodGrid& grid, int level, std::span<const CounterPiece> finer)
 {
     return counterLevel(
-        finer.size(), [&](std::size_t i) -> const CounterPiece& { return finer[i]; }, grid.bucketNs(level));
+        finer.size(), [&](std::size_t i) -> const CounterPiece& { return finer[i]; },
+        grid.bucketNs(level));
 }
 
 std::vector<std::vector<CounterPiece>> summarizeCounters(
@@ -383,17 +392,18 @@ std::vector<std::vector<CounterPiece>> summarizeCounters(
 
 namespace {
 
-void addInstants(std::vector<InstantCell>& out, std::int64_t bucket, std::uint32_t count, TimeNs firstNs,
-                 model::StringId name)
+void addInstants(std::vector<InstantCell>& out, std::int64_t bucket, std::uint32_t count,
+    TimeNs firstNs, model::StringId name)
 {
     if (out.empty() || out.back().bucket != bucket)
-        out.push_back({bucket, 0, firstNs, name});
+        out.push_back({ bucket, 0, firstNs, name });
     out.back().count += count;
 }
 
-} // namespace
+}  // namespace
 
-std::vector<InstantCell> instantLevelOne(const model::LodGrid& grid, std::span<const model::Instant> sortedInstants)
+std::vector<InstantCell> instantLevelOne(
+    const model::LodGrid& grid, std::span<const model::Instant> sortedInstants)
 {
     std::vector<InstantCell> out;
     for (const model::Instant& i : sortedInstants)
@@ -401,7 +411,8 @@ std::vector<InstantCell> instantLevelOne(const model::LodGrid& grid, std::span<c
     return out;
 }
 
-std::vector<InstantCell> coarserInstantLevel(const model::LodGrid& grid, std::span<const InstantCell> finer)
+std::vector<InstantCell> coarserInstantLevel(
+    const model::LodGrid& grid, std::span<const InstantCell> finer)
 {
     std::vector<InstantCell> out;
     for (const InstantCell& c : finer)

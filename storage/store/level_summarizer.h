@@ -37,8 +37,8 @@ struct CounterPiece
 /// The number of cells of each level of intervals sorted by (start, seq) (element k-1:
 /// level k), counted without building them: one pass, memory per level and depth only.
 /// A builder learns from it which levels are worth storing before computing any.
-std::vector<std::int64_t> countIntervalCells(const model::LodGrid& grid,
-                                             std::span<const model::Interval> sortedIntervals);
+std::vector<std::int64_t> countIntervalCells(
+    const model::LodGrid& grid, std::span<const model::Interval> sortedIntervals);
 
 /// Takes the cells of one level in one window, sorted by (bucket, depth), with every name
 /// of every cell (entries sorted by decreasing coverage, then name and role). A level's
@@ -49,8 +49,8 @@ using IntervalCellSink = std::function<void(int level, const IntervalSummaryTile
 /// of the coarsest level) at a time: memory holds the intervals and cells of one window,
 /// whatever the track's length. Level fromLevel is computed from the intervals of bands
 /// < fromLevel directly (equal to what the levels below would give, see above).
-void summarizeIntervals(const model::LodGrid& grid, std::span<const model::Interval> sortedIntervals,
-                        int fromLevel, const IntervalCellSink& sink);
+void summarizeIntervals(const model::LodGrid& grid,
+    std::span<const model::Interval> sortedIntervals, int fromLevel, const IntervalCellSink& sink);
 /// All levels 1..grid.levels at once (element k-1: level k).
 std::vector<IntervalSummaryTile> summarizeIntervals(const model::LodGrid& grid,
                                                     std::span<const model::Interval> sortedIntervals);
@@ -59,17 +59,19 @@ void appendCells(IntervalSummaryTile& to, const IntervalSummaryTile& from);
 
 /// Level 1 of counter samples sorted by time, and level `level` from level - 1: a builder
 /// goes up level by level, holding two at a time.
-std::vector<CounterPiece> counterLevelOne(const model::LodGrid& grid,
-                                          std::span<const model::CounterSample> sortedSamples);
-std::vector<CounterPiece> coarserCounterLevel(const model::LodGrid& grid, int level,
-                                              std::span<const CounterPiece> finer);
+std::vector<CounterPiece> counterLevelOne(
+    const model::LodGrid& grid, std::span<const model::CounterSample> sortedSamples);
+std::vector<CounterPiece> coarserCounterLevel(
+    const model::LodGrid& grid, int level, std::span<const CounterPiece> finer);
 /// Levels 1..grid.levels of counter samples sorted by time.
 std::vector<std::vector<CounterPiece>> summarizeCounters(
     const model::LodGrid& grid, std::span<const model::CounterSample> sortedSamples);
 
 /// Level 1 of instants sorted by time, and the level above `finer`.
-std::vector<InstantCell> instantLevelOne(const model::LodGrid& grid, std::span<const model::Instant> sortedInstants);
-std::vector<InstantCell> coarserInstantLevel(const model::LodGrid& grid, std::span<const InstantCell> finer);
+std::vector<InstantCell> instantLevelOne(
+    const model::LodGrid& grid, std::span<const model::Instant> sortedInstants);
+std::vector<InstantCell> coarserInstantLevel(
+    const model::LodGrid& grid, std::span<const InstantCell> finer);
 /// Levels 1..grid.levels of instants sorted by time.
 std::vector<std::vector<InstantCell>> summarizeInstants(
     const model::LodGrid& grid, std::span<const model::Instant> sortedInstants);

@@ -172,14 +172,18 @@ void SpillFile::reload(model::TrackId track, StoreBuilder::TrackBuffer& b) const
     StoreBuilder::TrackBuffer merged;
     const Totals& t = m_totals[track];
     // Rows appended after a column's first entry all get one (ArgsColumn::append).
-    auto argEnds = [](std::size_t spilledEnds, std::size_t spilledRows, const ArgsColumn& args, std::size_t rows) {
-        return (spilledEnds > 0 || !args.ends.empty()) && rows > 0 ? spilledRows + rows : spilledEnds;
+    auto argEnds = [](std::size_t spilledEnds, std::size_t spilledRows, const ArgsColumn& args,
+                       std::size_t rows) {
+        return (spilledEnds > 0 || !args.ends.empty()) && rows > 0 ? spilledRows + rows
+                                                                   : spilledEnds;
     };
     merged.intervals.reserve(t.intervals + b.intervals.size());
-    merged.intervalArgs.ends.reserve(argEnds(t.intervalArgEnds, t.intervals, b.intervalArgs, b.intervals.size()));
+    merged.intervalArgs.ends.reserve(
+        argEnds(t.intervalArgEnds, t.intervals, b.intervalArgs, b.intervals.size()));
     merged.intervalArgs.bytes.reserve(t.intervalArgBytes + b.intervalArgs.bytes.size());
     merged.instants.reserve(t.instants + b.instants.size());
-    merged.instantArgs.ends.reserve(argEnds(t.instantArgEnds, t.instants, b.instantArgs, b.instants.size()));
+    merged.instantArgs.ends.reserve(
+        argEnds(t.instantArgEnds, t.instants, b.instantArgs, b.instants.size()));
     merged.instantArgs.bytes.reserve(t.instantArgBytes + b.instantArgs.bytes.size());
     merged.counters.reserve(t.counters + b.counters.size());
     merged.flows.reserve(t.flows + b.flows.size());

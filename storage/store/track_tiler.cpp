@@ -35,8 +35,8 @@ void assignDepths(std::vector<model::Interval>& sorted)
 
 /// Cuts `rows` (already in time order; any range) into tiles of kEventsPerTile.
 template<typename Tile, typename Rows, typename Fill, typename Start, typename End>
-void cutExact(std::vector<TileRow>& out, TileKind kind, int level, Rows&& rows, int zstdLevel, Fill fill,
-              Start start, End end)
+void cutExact(std::vector<TileRow>& out, TileKind kind, int level, Rows&& rows, int zstdLevel,
+    Fill fill, Start start, End end)
 {
     Tile tile;
     std::int64_t idx = 0;
@@ -44,7 +44,7 @@ void cutExact(std::vector<TileRow>& out, TileKind kind, int level, Rows&& rows, 
     TimeNs t0 = 0;
     TimeNs maxEnd = 0;
     auto flush = [&] {
-        out.push_back({{kind, level, idx++, t0, maxEnd, n}, encodeTile(tile, zstdLevel)});
+        out.push_back({ { kind, level, idx++, t0, maxEnd, n }, encodeTile(tile, zstdLevel) });
         tile = {};
         n = 0;
     };
@@ -71,14 +71,16 @@ constexpr std::size_t kCellsPerSummaryTile = model::LodGrid::kBucketsPerTile;
 /// Groups a whole level's cells (sorted by bucket) into tiles; `encode` takes a tile's cells.
 template<typename Cell, typename Encode>
 void cutSummary(std::vector<TileRow>& out, TileKind kind, int level, const model::LodGrid& grid,
-                std::span<const Cell> cells, Encode encode)
+    std::span<const Cell> cells, Encode encode)
 {
     const TimeNs w = grid.bucketNs(level);
     for (std::size_t first = 0, idx = 0; first < cells.size(); first += kCellsPerSummaryTile, ++idx) {
-        const auto tile = cells.subspan(first, std::min(kCellsPerSummaryTile, cells.size() - first));
-        out.push_back({{kind, level, static_cast<std::int64_t>(idx), bucketOf(tile.front()) * w,
-                        (bucketOf(tile.back()) + 1) * w, static_cast<std::int64_t>(tile.size())},
-                       encode(tile)});
+        const auto tile =
+            cells.subspan(first, std::min(kCellsPerSummaryTile, cells.size() - first));
+        out.push_back(
+            { { kind, level, static_cast<std::int64_t>(idx), bucketOf(tile.front()) * w,
+                  (bucketOf(tile.back()) + 1) * w, static_cast<std::int64_t>(tile.size()) },
+                encode(tile) });
     }
 }
 
@@ -98,14 +100,17 @@ public:
     {
         appendCells(m_pending, cells);
         std::size_t first = 0;
-        for (; m_pending.cells.size() - first >= kCellsPerSummaryTile; first += kCellsPerSummaryTile)
+        for (; m_pending.cells.size() - first >= kCellsPerSummaryTile;
+             first += kCellsPerSummaryTile)
             cut(first, first + kCellsPerSummaryTile);
         if (first == 0)
             return;
         // Keep the cells of the next tile, their entries moved to the front.
-        const auto base = first < m_pending.cells.size() ? m_pending.cells[first].firstEntry
-                                                         : static_cast<std::uint32_t>(m_pending.entries.size());
-        m_pending.cells.erase(m_pending.cells.begin(), m_pending.cells.begin() + static_cast<std::ptrdiff_t>(first));
+        const auto base = first < m_pending.cells.size()
+            ? m_pending.cells[first].firstEntry
+            : static_cast<std::uint32_t>(m_pending.entries.size());
+        m_pending.cells.erase(
+            m_pending.cells.begin(), m_pending.cells.begin() + static_cast<std::ptrdiff_t>(first));
         m_pending.entries.erase(m_pending.entries.begin(), m_pending.entries.begin() + base);
         for (IntervalCell& cell : m_pending.cells)
             cell.firstEntry -= base;
@@ -123,10 +128,11 @@ private:
     void cut(std::size_t first, std::size_t last)
     {
         const TimeNs w = m_pending.bucketNs;
-        m_rows.push_back({{TileKind::IntervalSummary, m_level, static_cast<std::int64_t>(m_rows.size()),
-                           m_pending.cells[first].bucket * w, (m_pending.cells[last - 1].bucket + 1) * w,
-                           static_cast<std::int64_t>(last - first)},
-                          encodeTile(truncatedTile(m_pending, first, last), m_zstdLevel)});
+        m_rows.push_back(
+            { { TileKind::IntervalSummary, m_level, static_cast<std::int64_t>(m_rows.size()),
+                  m_pending.cells[first].bucket * w, (m_pending.cells[last - 1].bucket + 1) * w,
+                  static_cast<std::int64_t>(last - first) },
+                encodeTile(truncatedTile(m_pending, first, last), m_zstdLevel) });
     }
 
     const int m_level;
@@ -166,14 +172,15 @@ void encodeFlame(const FlamePyramid& pyramid, int zstdLevel, TrackFlame& out)
 /// `level`) and cuts those from the finest worth storing on (finestUsefulLevel's rule,
 /// applied as the levels come) into tiles; returns that level.
 template<typename Cell, typename Next, typename Encode>
-int cutLevels(std::vector<TileRow>& out, TileKind kind, const model::LodGrid& grid, std::int64_t events, Next next,
-              Encode encode)
+int cutLevels(std::vector<TileRow>& out, TileKind kind, const model::LodGrid& grid,
+    std::int64_t events, Next next, Encode encode)
 {
     int finest = grid.levels + 1;
     std::vector<Cell> cells;
     for (int level = 1; level <= grid.levels; ++level) {
         cells = next(level, cells);
-        if (finest > grid.levels && events > 0 && 2 * static_cast<std::int64_t>(cells.size()) <= events)
+        if (finest > grid.levels && events > 0
+            && 2 * static_cast<std::int64_t>(cells.size()) <= events)
             finest = level;
         if (level >= finest)
             cutSummary(out, kind, level, grid, std::span<const Cell>(cells), encode);
@@ -215,15 +222,17 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
         stats[band].band = band;
         out.bands.push_back(stats[band]);
         auto ofBand = std::views::iota(std::size_t(0), events.size())
-                      | std::views::filter([&](std::size_t i) { return bands[i] == band; })
-                      | std::views::transform([&](std::size_t i) -> const model::Interval& { return events[i]; });
+            | std::views::filter([&](std::size_t i) { return bands[i] == band; })
+            | std::views::transform(
+                [&](std::size_t i) -> const model::Interval& { return events[i]; });
         cutExact<IntervalTile>(
             out.tiles, TileKind::Intervals, band, ofBand, zstdLevel,
             [&buf](IntervalTile& t, const model::Interval& e) {
                 t.events.push_back(e);
                 t.args.append(t.events.size() - 1, buf.intervalArgs.at(e.seq));
             },
-            [](const model::Interval& e) { return e.startNs; }, [](const model::Interval& e) { return e.endNs; });
+            [](const model::Interval& e) { return e.startNs; },
+            [](const model::Interval& e) { return e.endNs; });
     }
     release(buf.intervalArgs.ends);
     std::string().swap(buf.intervalArgs.bytes);
@@ -231,7 +240,8 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
 
     // Levels below the finest worth storing are never built.
     const std::vector<std::int64_t> cells = countIntervalCells(grid, events);
-    std::vector<std::int64_t> shortEvents(grid.levels + 2, 0);  // bands 0..l-1: shorter than a bucket of l
+    std::vector<std::int64_t> shortEvents(
+        grid.levels + 2, 0);  // bands 0..l-1: shorter than a bucket of l
     for (int level = 1; level <= grid.levels; ++level)
         shortEvents[level] = shortEvents[level - 1] + stats[level - 1].count;
     out.stats.intervalLevel = finestUsefulLevel(
@@ -239,9 +249,10 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
     std::vector<IntervalLevelTiles> levels;
     for (int level = out.stats.intervalLevel; level <= grid.levels; ++level)
         levels.emplace_back(level, grid, zstdLevel);
-    summarizeIntervals(grid, events, out.stats.intervalLevel, [&](int level, const IntervalSummaryTile& window) {
-        levels[level - out.stats.intervalLevel].add(window);
-    });
+    summarizeIntervals(
+        grid, events, out.stats.intervalLevel, [&](int level, const IntervalSummaryTile& window) {
+            levels[level - out.stats.intervalLevel].add(window);
+        });
     for (IntervalLevelTiles& level : levels) {
         for (TileRow& row : level.finish())
             out.tiles.push_back(std::move(row));
@@ -282,7 +293,7 @@ void tileInstants(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
             return level == 1 ? instantLevelOne(grid, sorted) : coarserInstantLevel(grid, finer);
         },
         [zstdLevel](std::span<const InstantCell> cells) {
-            return encodeTile(InstantSummaryTile{{cells.begin(), cells.end()}}, zstdLevel);
+            return encodeTile(InstantSummaryTile { { cells.begin(), cells.end() } }, zstdLevel);
         });
     out.stats.instants = static_cast<std::int64_t>(sorted.size());
 }
@@ -302,7 +313,8 @@ void tileCounters(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
     out.stats.counterLevel = cutLevels<CounterPiece>(
         out.tiles, TileKind::CounterSummary, grid, static_cast<std::int64_t>(samples.size()),
         [&](int level, const std::vector<CounterPiece>& finer) {
-            return level == 1 ? counterLevelOne(grid, samples) : coarserCounterLevel(grid, level, finer);
+            return level == 1 ? counterLevelOne(grid, samples)
+                              : coarserCounterLevel(grid, level, finer);
         },
         [zstdLevel](std::span<const CounterPiece> pieces) {
             CounterSummaryTile tile;
@@ -347,7 +359,8 @@ TrackTiles tileTrack(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid,
     cutExact<FlowTile>(
         out.tiles, TileKind::Flows, 0, buf.flows, zstdLevel,
         [](FlowTile& t, const model::Flow& f) { t.flows.push_back(f); },
-        [](const auto& f) { return f.fromNs; }, [](const auto& f) { return std::max(f.fromNs, f.toNs); });
+        [](const auto& f) { return f.fromNs; },
+        [](const auto& f) { return std::max(f.fromNs, f.toNs); });
     out.stats.flows = static_cast<std::int64_t>(buf.flows.size());
     release(buf.flows);
 
