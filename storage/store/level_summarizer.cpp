@@ -1,5 +1,7 @@
 #include "storage/store/level_summarizer.h"
 
+#include "storage/store/interval_windows.h"
+
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -106,9 +108,7 @@ void reduce(
     }
 }
 
-/// Summarizes one window (a bucket of the coarsest level) at a time: every level's
-/// buckets nest in it, and the intervals summarized (bands < levels) are shorter than
-/// it, so each touches at most two windows and memory holds one window's intervals.
+/// Builds levels fromLevel..grid.levels of one window from the window's intervals.
 class WindowSummarizer
 {
 public:
@@ -118,47 +118,10 @@ public:
         , m_sink(sink)
     {}
 
-    void run(std::span<const model::Interval> sorted)
-    {
-        const TimeNs windowNs = m_grid.bucketNs(m_grid.levels);
-        std::int64_t window = 0;
-        for (std::size_t next = 0;;) {
-            while (
-                next < sorted.size() && m_grid.bandOf(sorted[next].durationNs()) >= m_grid.levels)
-                ++next;
-            if (m_members.empty() && next == sorted.size())
-                return;
-            // The members left are the previous window's that reach into this one.
-            window =
-                m_members.empty() ? model::floorDiv(sorted[next].startNs, windowNs) : window + 1;
-            const TimeNs endNs = (window + 1) * windowNs;
-            for (; next < sorted.size() && sorted[next].startNs < endNs; ++next) {
-                const int band = m_grid.bandOf(sorted[next].durationNs());
-                if (band < m_grid.levels) {
-                    m_members.push_back(sorted[next]);
-                    m_bands.push_back(static_cast<std::uint8_t>(band));
-                }
-            }
-            summarizeWindow(window);
-            std::size_t kept = 0;
-            for (std::size_t i = 0; i < m_members.size(); ++i) {
-                if (m_members[i].endNs > endNs) {
-                    m_members[kept] = m_members[i];
-                    m_bands[kept++] = m_bands[i];
-                }
-            }
-            m_members.resize(kept);
-            m_bands.resize(kept);
-        }
-    }
-
-private:
-    void summarizeWindow(std::int64_t window)
+    void summarize(std::span<const model::Interval> sorted, const IntervalWindows& window)
     {
         for (int level = m_from; level <= m_grid.levels; ++level) {
             const TimeNs w = m_grid.bucketNs(level);
-            const std::int64_t buckets = std::int64_t(1)
-                << (m_grid.factorLog2 * (m_grid.levels - level));
             m_parts.clear();
             if (level > m_from) {
                 for (const IntervalCell& child : m_finer.cells) {
@@ -175,9 +138,10 @@ private:
             // The first level takes every band shorter than its bucket, a level above it
             // the band that has just become shorter than its bucket.
             const int lowestBand = level == m_from ? 0 : level - 1;
-            for (std::size_t i = 0; i < m_members.size(); ++i) {
-                if (m_bands[i] >= lowestBand && m_bands[i] < level)
-                    addInterval(m_parts, m_members[i], w, window * buckets, (window + 1) * buckets);
+            for (const IntervalWindows::Member& m : window.members()) {
+                if (m.band >= lowestBand && m.band < level)
+                    addInterval(m_parts, sorted[m.index], w, window.firstBucket(level),
+                        window.endBucket(level));
             }
             m_level.bucketNs = w;
             reduce(m_parts, m_order, m_level);
@@ -187,11 +151,10 @@ private:
         }
     }
 
+private:
     const model::LodGrid& m_grid;
     const int m_from;
     const IntervalCellSink& m_sink;
-    std::vector<model::Interval> m_members;  ///< the window's intervals, in (start, seq) order
-    std::vector<std::uint8_t> m_bands;  ///< their duration bands
     std::vector<Contribution> m_parts;
     std::vector<CellKey> m_order;
     IntervalSummaryTile m_finer;
@@ -233,7 +196,9 @@ void summarizeIntervals(const model::LodGrid& grid,
 {
     if (fromLevel < 1 || fromLevel > grid.levels)
         return;
-    WindowSummarizer(grid, fromLevel, sink).run(sortedIntervals);
+    WindowSummarizer summarizer(grid, fromLevel, sink);
+    for (IntervalWindows windows(grid, sortedIntervals); windows.next();)
+        summarizer.summarize(sortedIntervals, windows);
 }
 
 void appendCells(IntervalSummaryTile& to, const IntervalSummaryTile& from)
