@@ -1,5 +1,7 @@
 #include "storage/store/flame_summarizer.h"
 
+#include "storage/store/interval_windows.h"
+
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
@@ -174,16 +176,18 @@ bool walkPaths(
     return true;
 }
 
-void addIntervalParts(
-    std::vector<Part>& parts, const model::Interval& iv, const Walked& w, TimeNs bucketNs)
+/// The parts of interval `iv` in buckets [lo, hi) of width bucketNs.
+void addIntervalParts(std::vector<Part>& parts, const model::Interval& iv, const Walked& w,
+    TimeNs bucketNs, std::int64_t lo, std::int64_t hi)
 {
     const std::int64_t first = model::floorDiv(iv.startNs, bucketNs);
     if (iv.endNs == iv.startNs) {
-        parts.push_back({ first, w.path, 0, 0 });
+        if (first >= lo && first < hi)
+            parts.push_back({ first, w.path, 0, 0 });
         return;
     }
     const std::int64_t last = model::floorDiv(iv.endNs - 1, bucketNs);
-    for (std::int64_t b = first; b <= last; ++b) {
+    for (std::int64_t b = std::max(first, lo); b <= std::min(last, hi - 1); ++b) {
         const TimeNs ns =
             std::min(iv.endNs, (b + 1) * bucketNs) - std::max(iv.startNs, b * bucketNs);
         parts.push_back({ b, w.path, 0, ns });
@@ -191,6 +195,131 @@ void addIntervalParts(
             parts.push_back({ b, w.parent, 0, -ns });
     }
 }
+
+/// The first level worth storing (buildLevels' rule) of an interval pyramid, or 0 for
+/// none, counted without building a level: per level, one pass over the intervals that
+/// tracks the last bucket counted overall and per path. The intervals come in start
+/// order and an interval's parts (its path's and its parent's) share its buckets, so
+/// the buckets counted at or after an interval's first one run without a gap up to the
+/// last counted: only those past it are new.
+int firstStoredLevel(const model::LodGrid& grid, std::span<const model::Interval> sorted,
+    const std::vector<Walked>& walked, std::size_t pathCount, int top,
+    const FlameSummaryOptions& options)
+{
+    auto pieces = [](const model::Interval& iv, TimeNs bucketNs) {
+        if (iv.endNs == iv.startNs)
+            return std::int64_t(1);
+        return model::floorDiv(iv.endNs - 1, bucketNs) - model::floorDiv(iv.startNs, bucketNs) + 1;
+    };
+    // Parts each band adds, at the level it joins (band b at level b + 1).
+    std::vector<std::int64_t> joining(static_cast<std::size_t>(grid.levels) + 1, 0);
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+        const int band = grid.bandOf(sorted[i].durationNs());
+        if (band >= grid.levels)
+            continue;
+        const std::int64_t n = pieces(sorted[i], grid.bucketNs(band + 1));
+        const bool parent = walked[i].parent != 0 && sorted[i].endNs > sorted[i].startNs;
+        joining[static_cast<std::size_t>(band)] += parent ? 2 * n : n;
+    }
+    constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
+    std::vector<std::int64_t> lastOfPath(pathCount);
+    std::int64_t raw = 0;
+    for (int level = 1; level <= top; ++level) {
+        if (level <= grid.levels)
+            raw += joining[static_cast<std::size_t>(level - 1)];
+        const TimeNs w = grid.bucketNs(level);
+        std::int64_t buckets = 0;
+        std::int64_t entries = 0;
+        std::int64_t lastBucket = kNone;
+        std::fill(lastOfPath.begin(), lastOfPath.end(), kNone);
+        auto count = [](std::int64_t& last, std::int64_t first, std::int64_t end) {
+            const std::int64_t from = last == kNone ? first : std::max(first, last + 1);
+            if (end < from)
+                return std::int64_t(0);
+            last = end;
+            return end - from + 1;
+        };
+        for (std::size_t i = 0; i < sorted.size(); ++i) {
+            const model::Interval& iv = sorted[i];
+            if (grid.bandOf(iv.durationNs()) >= std::min(level, grid.levels))
+                continue;
+            const std::int64_t first = model::floorDiv(iv.startNs, w);
+            const std::int64_t end =
+                iv.endNs > iv.startNs ? model::floorDiv(iv.endNs - 1, w) : first;
+            buckets += count(lastBucket, first, end);
+            entries += count(lastOfPath[walked[i].path], first, end);
+            if (walked[i].parent != 0 && iv.endNs > iv.startNs)
+                entries += count(lastOfPath[walked[i].parent], first, end);
+        }
+        if (buckets > 0 && entries * options.minCompression <= raw
+            && buckets * options.minEventsPerBucket <= raw)
+            return level;
+    }
+    return 0;
+}
+
+/// Builds the levels of an interval pyramid from `first` up, one window of intervals at a
+/// time (interval_windows.h) up to the grid's coarsest level, and above it from that
+/// level's buckets, which are few (a window each at most).
+class FlameWindowBuilder
+{
+public:
+    FlameWindowBuilder(const model::LodGrid& grid, std::span<const model::Interval> sorted,
+        const std::vector<Walked>& walked, int first, int top, const FlameBucketSink& sink)
+        : m_grid(grid)
+        , m_sorted(sorted)
+        , m_walked(walked)
+        , m_first(first)
+        , m_top(top)
+        , m_windowed(std::min(top, grid.levels))
+        , m_sink(sink)
+    {}
+
+    void run()
+    {
+        for (IntervalWindows windows(m_grid, m_sorted); windows.next();)
+            summarize(windows);
+        for (int level = m_windowed + 1; level <= m_top; ++level) {
+            std::vector<Part> parts = coarsen(m_coarsest, m_grid.factorLog2);
+            m_coarsest = reduce(parts);
+            if (level >= m_first)
+                m_sink(level, m_coarsest);
+        }
+    }
+
+private:
+    void summarize(const IntervalWindows& window)
+    {
+        // Level `from` is built from the intervals directly, each above from the one below.
+        const int from = std::min(m_first, m_windowed);
+        std::vector<FlameBucket> buckets;
+        for (int level = from; level <= m_windowed; ++level) {
+            std::vector<Part> parts;
+            if (level > from)
+                parts = coarsen(buckets, m_grid.factorLog2);
+            const int lowestBand = level == from ? 0 : level - 1;
+            for (const IntervalWindows::Member& m : window.members()) {
+                if (m.band >= lowestBand && m.band < level)
+                    addIntervalParts(parts, m_sorted[m.index], m_walked[m.index],
+                        m_grid.bucketNs(level), window.firstBucket(level), window.endBucket(level));
+            }
+            buckets = reduce(parts);
+            if (level >= m_first && !buckets.empty())
+                m_sink(level, buckets);
+        }
+        if (m_top > m_windowed)
+            m_coarsest.insert(m_coarsest.end(), buckets.begin(), buckets.end());
+    }
+
+    const model::LodGrid& m_grid;
+    const std::span<const model::Interval> m_sorted;
+    const std::vector<Walked>& m_walked;
+    const int m_first;
+    const int m_top;
+    const int m_windowed;  ///< the coarsest level built window by window
+    const FlameBucketSink& m_sink;
+    std::vector<FlameBucket> m_coarsest;  ///< level m_windowed, whole, when levels go above it
+};
 
 }  // namespace
 
@@ -233,33 +362,40 @@ FlamePyramid summarizeFlameSamples(const model::LodGrid& grid,
     return out;
 }
 
+FlameStoredLevels summarizeFlameIntervals(const model::LodGrid& grid,
+    std::span<const model::Interval> sorted, const FlameSummaryOptions& options,
+    model::StackTable& paths, const FlameBucketSink& sink)
+{
+    const auto events = static_cast<std::int64_t>(sorted.size());
+    std::vector<Walked> walked;
+    if (events == 0 || events < options.minEvents || !walkPaths(sorted, paths, walked))
+        return {};
+    TimeNs lastNs = sorted.front().endNs;
+    for (const model::Interval& iv : sorted)
+        lastNs = std::max(lastNs, iv.endNs);
+    const int top = flameTopLevel(grid, sorted.front().startNs, lastNs);
+    const int first = firstStoredLevel(grid, sorted, walked, paths.size(), top, options);
+    if (first == 0)
+        return {};
+    FlameWindowBuilder(grid, sorted, walked, first, top, sink).run();
+    return { first, top };
+}
+
 FlamePyramid summarizeFlameIntervals(const model::LodGrid& grid,
     std::span<const model::Interval> sorted, const FlameSummaryOptions& options)
 {
     FlamePyramid out;
     out.fromIntervals = true;
-    const auto events = static_cast<std::int64_t>(sorted.size());
-    std::vector<Walked> walked;
-    if (events == 0 || events < options.minEvents || !walkPaths(sorted, out.paths, walked))
-        return out;
-    TimeNs lastNs = sorted.front().endNs;
-    std::vector<std::vector<std::uint32_t>> byBand(static_cast<std::size_t>(grid.levels) + 1);
-    for (std::size_t i = 0; i < sorted.size(); ++i) {
-        lastNs = std::max(lastNs, sorted[i].endNs);
-        byBand[static_cast<std::size_t>(grid.bandOf(sorted[i].durationNs()))].push_back(
-            static_cast<std::uint32_t>(i));
-    }
-    const int top = flameTopLevel(grid, sorted.front().startNs, lastNs);
-    // Level k holds bands < min(k, L): level k adds the band min(k, L) - 1 when k <= L.
-    auto addBand = [&](int level, std::vector<Part>& parts) {
-        if (level > grid.levels)
-            return;
-        for (std::uint32_t i : byBand[static_cast<std::size_t>(level - 1)])
-            addIntervalParts(parts, sorted[i], walked[i], grid.bucketNs(level));
-    };
-    std::vector<Part> parts;
-    addBand(1, parts);
-    out.levels = buildLevels(grid, 1, top, std::move(parts), options, addBand);
+    std::vector<std::vector<FlameBucket>> levels;
+    const FlameStoredLevels range = summarizeFlameIntervals(
+        grid, sorted, options, out.paths, [&](int level, const std::vector<FlameBucket>& buckets) {
+            if (levels.size() <= static_cast<std::size_t>(level))
+                levels.resize(static_cast<std::size_t>(level) + 1);
+            levels[static_cast<std::size_t>(level)].insert(
+                levels[static_cast<std::size_t>(level)].end(), buckets.begin(), buckets.end());
+        });
+    for (int level = range.finest; level <= range.coarsest; ++level)
+        out.levels.push_back({ level, std::move(levels[static_cast<std::size_t>(level)]) });
     return out;
 }
 

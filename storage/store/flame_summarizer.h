@@ -36,6 +36,7 @@
 #include "model/lod_grid.h"
 #include "model/stack_table.h"
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -86,8 +87,27 @@ struct FlameSummaryOptions
 FlamePyramid summarizeFlameSamples(const model::LodGrid& grid,
     std::span<const model::StackSample> sortedSamples, const FlameSummaryOptions& options = {});
 
-/// The pyramid of intervals sorted by (start, seq) with their final depths; no levels
-/// when nesting is not proper (see the file comment).
+/// Takes the buckets of one level of a pyramid in one window of time (interval_windows.h);
+/// a level's buckets come in time order. Valid during the call only.
+using FlameBucketSink = std::function<void(int level, const std::vector<FlameBucket>& buckets)>;
+
+/// The levels a pyramid stores; finest > coarsest: none.
+struct FlameStoredLevels
+{
+    int finest = 1;
+    int coarsest = 0;
+    bool empty() const { return finest > coarsest; }
+};
+
+/// The pyramid of intervals sorted by (start, seq) with their final depths, handed to
+/// `sink` window by window, with the call paths in `paths`: memory holds one window's
+/// intervals and buckets, not the pyramid. The first level stored is found by counting
+/// before any level is built, and built from the intervals directly. No levels when
+/// nesting is not proper (see the file comment).
+FlameStoredLevels summarizeFlameIntervals(const model::LodGrid& grid,
+    std::span<const model::Interval> sortedIntervals, const FlameSummaryOptions& options,
+    model::StackTable& paths, const FlameBucketSink& sink);
+/// The same, gathered into one pyramid.
 FlamePyramid summarizeFlameIntervals(const model::LodGrid& grid,
     std::span<const model::Interval> sortedIntervals, const FlameSummaryOptions& options = {});
 

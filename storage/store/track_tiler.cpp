@@ -168,6 +168,30 @@ void encodeFlame(const FlamePyramid& pyramid, int zstdLevel, TrackFlame& out)
     }
 }
 
+/// The flame pyramid of intervals, its buckets encoded as they are built.
+void encodeIntervalFlame(const model::LodGrid& grid, std::span<const model::Interval> sorted,
+    const FlameSummaryOptions& options, int zstdLevel, TrackFlame& out)
+{
+    std::vector<std::vector<FlameRow>> levels;
+    model::StackTable paths;
+    const FlameStoredLevels range = summarizeFlameIntervals(
+        grid, sorted, options, paths, [&](int level, const std::vector<FlameBucket>& buckets) {
+            if (levels.size() <= static_cast<std::size_t>(level))
+                levels.resize(static_cast<std::size_t>(level) + 1);
+            for (const FlameBucket& b : buckets)
+                levels[level].push_back({ level, b.bucket, encodeFlameBucket(b, zstdLevel) });
+        });
+    if (range.empty())
+        return;
+    out.finestLevel = range.finest;
+    out.coarsestLevel = range.coarsest;
+    out.paths = encodeFlamePaths(paths, zstdLevel);
+    for (std::vector<FlameRow>& level : levels) {
+        for (FlameRow& row : level)
+            out.rows.push_back(std::move(row));
+    }
+}
+
 /// Builds a kind's summary levels one at a time (`next(level, finer)` gives level
 /// `level`) and cuts those from the finest worth storing on (finestUsefulLevel's rule,
 /// applied as the levels come) into tiles; returns that level.
@@ -198,8 +222,6 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
         return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
     });
     assignDepths(events);
-    if (buf.samples.empty())  // a track with samples gets the pyramid of its samples
-        encodeFlame(summarizeFlameIntervals(grid, events, flame), zstdLevel, out.flame);
 
     std::vector<std::uint8_t> bands(events.size());
     std::vector<BandStats> stats(grid.levels + 1);
@@ -237,6 +259,8 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
     release(buf.intervalArgs.ends);
     std::string().swap(buf.intervalArgs.bytes);
     release(bands);
+    if (buf.samples.empty())  // a track with samples gets the pyramid of its samples
+        encodeIntervalFlame(grid, events, flame, zstdLevel, out.flame);
 
     // Levels below the finest worth storing are never built.
     const std::vector<std::int64_t> cells = countIntervalCells(grid, events);
