@@ -104,14 +104,17 @@ class TrackPipeline
 {
 public:
     TrackPipeline(std::vector<std::unique_ptr<StoreBuilder::TrackBuffer>>& tracks,
-                  const SpillFile* spill, const std::vector<model::StringId>& renamed,
-                  const model::LodGrid& grid, int zstdLevel, int threads, FlameSummaryOptions flame)
+        const SpillFile* spill, const std::vector<model::StringId>& renamed,
+        const model::LodGrid& grid, int zstdLevel, int threads, FlameSummaryOptions flame,
+        std::filesystem::path spoolFolder, std::size_t spoolMemoryBytes)
         : m_tracks(tracks)
         , m_spill(spill)
         , m_renamed(renamed)
         , m_grid(grid)
         , m_zstdLevel(zstdLevel)
         , m_flame(flame)
+        , m_spoolFolder(std::move(spoolFolder))
+        , m_spoolMemoryBytes(spoolMemoryBytes)
         , m_results(tracks.size())
         , m_lookahead(static_cast<std::size_t>(2 * std::max(1, threads)))
     {
@@ -168,7 +171,8 @@ private:
                 if (m_spill)
                     m_spill->reload(static_cast<model::TrackId>(index), *m_tracks[index]);
                 rename(*m_tracks[index], m_renamed);
-                r.tiles = tileTrack(*m_tracks[index], m_grid, m_zstdLevel, m_flame);
+                r.tiles = tileTrack(*m_tracks[index], m_grid, m_zstdLevel, m_flame,
+                    PayloadSpool(m_spoolFolder, m_spoolMemoryBytes));
             } catch (...) {
                 r.error = std::current_exception();
             }
@@ -187,6 +191,8 @@ private:
     const model::LodGrid m_grid;
     const int m_zstdLevel;
     const FlameSummaryOptions m_flame;
+    const std::filesystem::path m_spoolFolder;
+    const std::size_t m_spoolMemoryBytes;
     std::vector<std::optional<Result>> m_results;
     const std::size_t m_lookahead;
     std::mutex m_mutex;
@@ -399,8 +405,11 @@ void StoreBuilder::finish()
             auto insertFlameLevels = db.prepare("INSERT INTO flame_levels VALUES(?,?,?)");
             auto insertFlamePaths = db.prepare("INSERT INTO flame_paths VALUES(?,?)");
             auto insertFlameBucket = db.prepare("INSERT INTO flame_buckets VALUES(?,?,?,?)");
-            TrackPipeline pipeline(m_tracks, m_spill.get(), renamed, grid, m_options.zstdLevel, m_options.threads,
-                                   m_options.flame);
+            TrackPipeline pipeline(m_tracks, m_spill.get(), renamed, grid, m_options.zstdLevel,
+                m_options.threads, m_options.flame,
+                m_target.parent_path().empty() ? "." : m_target.parent_path(),
+                m_options.spoolMemoryBytes);
+            std::string spooled;  // a payload read back from a track's spool
             for (std::size_t track = 0; track < m_tracks.size(); ++track) {
                 const TrackTiles out = pipeline.take(track);
                 const auto id = static_cast<std::int64_t>(track);
@@ -413,9 +422,16 @@ void StoreBuilder::finish()
                     ++tilesWritten;  // tile ids are 1, 2, ... in write order
                     TileIndexEntry entry = row.entry;
                     entry.id = tilesWritten;
-                    insertTile.bind(1, entry.id).bind(2, id).bind(3, std::int64_t(entry.kind))
-                        .bind(4, std::int64_t(entry.level)).bind(5, entry.idx).bind(6, entry.t0).bind(7, entry.t1)
-                        .bind(8, entry.n).bindBlob(9, row.payload).run();
+                    insertTile.bind(1, entry.id)
+                        .bind(2, id)
+                        .bind(3, std::int64_t(entry.kind))
+                        .bind(4, std::int64_t(entry.level))
+                        .bind(5, entry.idx)
+                        .bind(6, entry.t0)
+                        .bind(7, entry.t1)
+                        .bind(8, entry.n)
+                        .bindBlob(9, out.payloads.read(row.payload, spooled))
+                        .run();
                     index.push_back(entry);
                 }
                 std::sort(index.begin(), index.end(), [](const TileIndexEntry& a, const TileIndexEntry& b) {
@@ -429,8 +445,11 @@ void StoreBuilder::finish()
                     if (!out.flame.paths.empty())
                         insertFlamePaths.bind(1, id).bindBlob(2, out.flame.paths).run();
                     for (const FlameRow& row : out.flame.rows)
-                        insertFlameBucket.bind(1, id).bind(2, std::int64_t(row.level)).bind(3, row.bucket)
-                            .bindBlob(4, row.payload).run();
+                        insertFlameBucket.bind(1, id)
+                            .bind(2, std::int64_t(row.level))
+                            .bind(3, row.bucket)
+                            .bindBlob(4, out.payloads.read(row.payload, spooled))
+                            .run();
                 }
                 for (const BandStats& b : out.bands)
                     insertBand.bind(1, id).bind(2, std::int64_t(b.band)).bind(3, b.count)

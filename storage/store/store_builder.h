@@ -16,8 +16,11 @@
 //
 // Memory: buffers hold events until they pass the budget, then go to a SpillFile; at
 // finish() each track is reloaded just before it is tiled. Workers process at most
-// 2 x threads tracks ahead of the writer, so peak memory is about the budget plus a few
-// tracks (one track must fit in memory).
+// 2 x threads tracks ahead of the writer, so peak memory is about the budget plus the
+// tracks being tiled (one track's events must fit in memory). Tiling a track holds its
+// events and args, one window of its summary levels and flame pyramid at a time
+// (level_summarizer.h, flame_summarizer.h), and a few MB of encoded tiles: the rest waits
+// for the writer in a temporary file (payload_spool.h).
 
 #include "model/lod_grid.h"
 #include "storage/store/flame_summarizer.h"
@@ -46,6 +49,9 @@ struct StoreBuildOptions
     std::size_t memoryBudgetBytes = std::size_t(512) << 20;
     /// Which tracks and levels get a flame pyramid (flame_summarizer.h).
     FlameSummaryOptions flame;
+    /// Of a track's encoded tiles, what stays in memory until the writer takes them; the
+    /// rest waits in a temporary file next to the store (payload_spool.h).
+    std::size_t spoolMemoryBytes = std::size_t(4) << 20;
 };
 
 class StoreBuilder : public TraceSink

@@ -4,6 +4,7 @@
 
 #include "model/lod_grid.h"
 #include "storage/store/flame_summarizer.h"
+#include "storage/store/payload_spool.h"
 #include "storage/store/store_builder.h"
 #include "storage/store/tiles.h"
 
@@ -30,7 +31,7 @@ struct StoreBuilder::TrackBuffer
 struct TileRow
 {
     TileIndexEntry entry;
-    std::string payload;
+    SpooledPayload payload;  ///< in the track's TrackTiles::payloads
 };
 
 struct BandStats
@@ -64,7 +65,7 @@ struct FlameRow
 {
     int level = 0;
     std::int64_t bucket = 0;
-    std::string payload;
+    SpooledPayload payload;  ///< in the track's TrackTiles::payloads
 };
 
 /// A track's flame pyramid, encoded (no rows: the track has none).
@@ -78,6 +79,7 @@ struct TrackFlame
 
 struct TrackTiles
 {
+    PayloadSpool payloads;  ///< the encoded tiles and flame buckets
     std::vector<TileRow> tiles;
     std::vector<BandStats> bands;
     TrackStats stats;
@@ -89,8 +91,8 @@ inline constexpr std::size_t kEventsPerTile = 512;
 
 /// Sorts, assigns automatic depths, and cuts one track into exact and summary tiles and
 /// its flame pyramid (of its samples, or of its intervals when it has no samples).
-/// Consumes the buffer (its memory is released).
+/// Consumes the buffer (its memory is released). The encoded payloads go to `payloads`.
 TrackTiles tileTrack(StoreBuilder::TrackBuffer& buffer, const model::LodGrid& grid, int zstdLevel,
-                     const FlameSummaryOptions& flame = {});
+    const FlameSummaryOptions& flame = {}, PayloadSpool payloads = PayloadSpool());
 
 } // namespace strata::storage

@@ -35,8 +35,8 @@ void assignDepths(std::vector<model::Interval>& sorted)
 
 /// Cuts `rows` (already in time order; any range) into tiles of kEventsPerTile.
 template<typename Tile, typename Rows, typename Fill, typename Start, typename End>
-void cutExact(std::vector<TileRow>& out, TileKind kind, int level, Rows&& rows, int zstdLevel,
-    Fill fill, Start start, End end)
+void cutExact(TrackTiles& out, TileKind kind, int level, Rows&& rows, int zstdLevel, Fill fill,
+    Start start, End end)
 {
     Tile tile;
     std::int64_t idx = 0;
@@ -44,7 +44,8 @@ void cutExact(std::vector<TileRow>& out, TileKind kind, int level, Rows&& rows, 
     TimeNs t0 = 0;
     TimeNs maxEnd = 0;
     auto flush = [&] {
-        out.push_back({ { kind, level, idx++, t0, maxEnd, n }, encodeTile(tile, zstdLevel) });
+        out.tiles.push_back({ { kind, level, idx++, t0, maxEnd, n },
+            out.payloads.add(encodeTile(tile, zstdLevel)) });
         tile = {};
         n = 0;
     };
@@ -70,17 +71,17 @@ constexpr std::size_t kCellsPerSummaryTile = model::LodGrid::kBucketsPerTile;
 
 /// Groups a whole level's cells (sorted by bucket) into tiles; `encode` takes a tile's cells.
 template<typename Cell, typename Encode>
-void cutSummary(std::vector<TileRow>& out, TileKind kind, int level, const model::LodGrid& grid,
+void cutSummary(TrackTiles& out, TileKind kind, int level, const model::LodGrid& grid,
     std::span<const Cell> cells, Encode encode)
 {
     const TimeNs w = grid.bucketNs(level);
     for (std::size_t first = 0, idx = 0; first < cells.size(); first += kCellsPerSummaryTile, ++idx) {
         const auto tile =
             cells.subspan(first, std::min(kCellsPerSummaryTile, cells.size() - first));
-        out.push_back(
+        out.tiles.push_back(
             { { kind, level, static_cast<std::int64_t>(idx), bucketOf(tile.front()) * w,
                   (bucketOf(tile.back()) + 1) * w, static_cast<std::int64_t>(tile.size()) },
-                encode(tile) });
+                out.payloads.add(encode(tile)) });
     }
 }
 
@@ -89,9 +90,10 @@ void cutSummary(std::vector<TileRow>& out, TileKind kind, int level, const model
 class IntervalLevelTiles
 {
 public:
-    IntervalLevelTiles(int level, const model::LodGrid& grid, int zstdLevel)
+    IntervalLevelTiles(int level, const model::LodGrid& grid, int zstdLevel, PayloadSpool& spool)
         : m_level(level)
         , m_zstdLevel(zstdLevel)
+        , m_spool(spool)
     {
         m_pending.bucketNs = grid.bucketNs(level);
     }
@@ -132,11 +134,12 @@ private:
             { { TileKind::IntervalSummary, m_level, static_cast<std::int64_t>(m_rows.size()),
                   m_pending.cells[first].bucket * w, (m_pending.cells[last - 1].bucket + 1) * w,
                   static_cast<std::int64_t>(last - first) },
-                encodeTile(truncatedTile(m_pending, first, last), m_zstdLevel) });
+                m_spool.add(encodeTile(truncatedTile(m_pending, first, last), m_zstdLevel)) });
     }
 
     const int m_level;
     const int m_zstdLevel;
+    PayloadSpool& m_spool;
     IntervalSummaryTile m_pending;  ///< cells not yet in a tile
     std::vector<TileRow> m_rows;
 };
@@ -154,23 +157,24 @@ int finestUsefulLevel(int levels, CellCount cells, EventCount events)
     return levels + 1;
 }
 
-void encodeFlame(const FlamePyramid& pyramid, int zstdLevel, TrackFlame& out)
+void encodeFlame(const FlamePyramid& pyramid, int zstdLevel, TrackTiles& out)
 {
     if (pyramid.levels.empty())
         return;
-    out.finestLevel = pyramid.levels.front().level;
-    out.coarsestLevel = pyramid.levels.back().level;
+    out.flame.finestLevel = pyramid.levels.front().level;
+    out.flame.coarsestLevel = pyramid.levels.back().level;
     if (pyramid.fromIntervals)
-        out.paths = encodeFlamePaths(pyramid.paths, zstdLevel);
+        out.flame.paths = encodeFlamePaths(pyramid.paths, zstdLevel);
     for (const FlameLevel& level : pyramid.levels) {
         for (const FlameBucket& b : level.buckets)
-            out.rows.push_back({level.level, b.bucket, encodeFlameBucket(b, zstdLevel)});
+            out.flame.rows.push_back(
+                { level.level, b.bucket, out.payloads.add(encodeFlameBucket(b, zstdLevel)) });
     }
 }
 
 /// The flame pyramid of intervals, its buckets encoded as they are built.
 void encodeIntervalFlame(const model::LodGrid& grid, std::span<const model::Interval> sorted,
-    const FlameSummaryOptions& options, int zstdLevel, TrackFlame& out)
+    const FlameSummaryOptions& options, int zstdLevel, TrackTiles& out)
 {
     std::vector<std::vector<FlameRow>> levels;
     model::StackTable paths;
@@ -179,25 +183,24 @@ void encodeIntervalFlame(const model::LodGrid& grid, std::span<const model::Inte
             if (levels.size() <= static_cast<std::size_t>(level))
                 levels.resize(static_cast<std::size_t>(level) + 1);
             for (const FlameBucket& b : buckets)
-                levels[level].push_back({ level, b.bucket, encodeFlameBucket(b, zstdLevel) });
+                levels[level].push_back(
+                    { level, b.bucket, out.payloads.add(encodeFlameBucket(b, zstdLevel)) });
         });
     if (range.empty())
         return;
-    out.finestLevel = range.finest;
-    out.coarsestLevel = range.coarsest;
-    out.paths = encodeFlamePaths(paths, zstdLevel);
-    for (std::vector<FlameRow>& level : levels) {
-        for (FlameRow& row : level)
-            out.rows.push_back(std::move(row));
-    }
+    out.flame.finestLevel = range.finest;
+    out.flame.coarsestLevel = range.coarsest;
+    out.flame.paths = encodeFlamePaths(paths, zstdLevel);
+    for (const std::vector<FlameRow>& level : levels)
+        out.flame.rows.insert(out.flame.rows.end(), level.begin(), level.end());
 }
 
 /// Builds a kind's summary levels one at a time (`next(level, finer)` gives level
 /// `level`) and cuts those from the finest worth storing on (finestUsefulLevel's rule,
 /// applied as the levels come) into tiles; returns that level.
 template<typename Cell, typename Next, typename Encode>
-int cutLevels(std::vector<TileRow>& out, TileKind kind, const model::LodGrid& grid,
-    std::int64_t events, Next next, Encode encode)
+int cutLevels(TrackTiles& out, TileKind kind, const model::LodGrid& grid, std::int64_t events,
+    Next next, Encode encode)
 {
     int finest = grid.levels + 1;
     std::vector<Cell> cells;
@@ -248,7 +251,7 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
             | std::views::transform(
                 [&](std::size_t i) -> const model::Interval& { return events[i]; });
         cutExact<IntervalTile>(
-            out.tiles, TileKind::Intervals, band, ofBand, zstdLevel,
+            out, TileKind::Intervals, band, ofBand, zstdLevel,
             [&buf](IntervalTile& t, const model::Interval& e) {
                 t.events.push_back(e);
                 t.args.append(t.events.size() - 1, buf.intervalArgs.at(e.seq));
@@ -260,7 +263,7 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
     std::string().swap(buf.intervalArgs.bytes);
     release(bands);
     if (buf.samples.empty())  // a track with samples gets the pyramid of its samples
-        encodeIntervalFlame(grid, events, flame, zstdLevel, out.flame);
+        encodeIntervalFlame(grid, events, flame, zstdLevel, out);
 
     // Levels below the finest worth storing are never built.
     const std::vector<std::int64_t> cells = countIntervalCells(grid, events);
@@ -272,7 +275,7 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
         grid.levels, [&](int l) { return cells[l - 1]; }, [&](int l) { return shortEvents[l]; });
     std::vector<IntervalLevelTiles> levels;
     for (int level = out.stats.intervalLevel; level <= grid.levels; ++level)
-        levels.emplace_back(level, grid, zstdLevel);
+        levels.emplace_back(level, grid, zstdLevel, out.payloads);
     summarizeIntervals(
         grid, events, out.stats.intervalLevel, [&](int level, const IntervalSummaryTile& window) {
             levels[level - out.stats.intervalLevel].add(window);
@@ -299,7 +302,7 @@ void tileInstants(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
     std::stable_sort(rows.begin(), rows.end(),
                      [](const auto& a, const auto& b) { return a.first.timeNs < b.first.timeNs; });
     cutExact<InstantTile>(
-        out.tiles, TileKind::Instants, 0, rows, zstdLevel,
+        out, TileKind::Instants, 0, rows, zstdLevel,
         [&buf](InstantTile& t, const auto& r) {
             t.events.push_back(r.first);
             t.args.append(t.events.size() - 1, buf.instantArgs.at(r.second));
@@ -312,7 +315,7 @@ void tileInstants(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
         sorted.push_back(r.first);
     release(rows);
     out.stats.instantLevel = cutLevels<InstantCell>(
-        out.tiles, TileKind::InstantSummary, grid, static_cast<std::int64_t>(sorted.size()),
+        out, TileKind::InstantSummary, grid, static_cast<std::int64_t>(sorted.size()),
         [&](int level, const std::vector<InstantCell>& finer) {
             return level == 1 ? instantLevelOne(grid, sorted) : coarserInstantLevel(grid, finer);
         },
@@ -331,11 +334,11 @@ void tileCounters(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
     std::stable_sort(samples.begin(), samples.end(),
                      [](const auto& a, const auto& b) { return a.timeNs < b.timeNs; });
     cutExact<CounterTile>(
-        out.tiles, TileKind::Counters, 0, samples, zstdLevel,
+        out, TileKind::Counters, 0, samples, zstdLevel,
         [](CounterTile& t, const model::CounterSample& s) { t.samples.push_back(s); },
         [](const auto& s) { return s.timeNs; }, [](const auto& s) { return s.timeNs; });
     out.stats.counterLevel = cutLevels<CounterPiece>(
-        out.tiles, TileKind::CounterSummary, grid, static_cast<std::int64_t>(samples.size()),
+        out, TileKind::CounterSummary, grid, static_cast<std::int64_t>(samples.size()),
         [&](int level, const std::vector<CounterPiece>& finer) {
             return level == 1 ? counterLevelOne(grid, samples)
                               : coarserCounterLevel(grid, level, finer);
@@ -353,9 +356,10 @@ void tileCounters(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
 } // namespace
 
 TrackTiles tileTrack(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, int zstdLevel,
-                     const FlameSummaryOptions& flame)
+    const FlameSummaryOptions& flame, PayloadSpool payloads)
 {
     TrackTiles out;
+    out.payloads = std::move(payloads);
     // Span of the track over all kinds.
     bool any = false;
     auto note = [&](TimeNs s, TimeNs e) {
@@ -381,7 +385,7 @@ TrackTiles tileTrack(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid,
     std::stable_sort(buf.flows.begin(), buf.flows.end(),
                      [](const auto& a, const auto& b) { return a.fromNs < b.fromNs; });
     cutExact<FlowTile>(
-        out.tiles, TileKind::Flows, 0, buf.flows, zstdLevel,
+        out, TileKind::Flows, 0, buf.flows, zstdLevel,
         [](FlowTile& t, const model::Flow& f) { t.flows.push_back(f); },
         [](const auto& f) { return f.fromNs; },
         [](const auto& f) { return std::max(f.fromNs, f.toNs); });
@@ -391,11 +395,11 @@ TrackTiles tileTrack(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid,
     std::stable_sort(buf.samples.begin(), buf.samples.end(),
                      [](const auto& a, const auto& b) { return a.timeNs < b.timeNs; });
     cutExact<SampleTile>(
-        out.tiles, TileKind::Samples, 0, buf.samples, zstdLevel,
+        out, TileKind::Samples, 0, buf.samples, zstdLevel,
         [](SampleTile& t, const model::StackSample& s) { t.samples.push_back(s); },
         [](const auto& s) { return s.timeNs; }, [](const auto& s) { return s.timeNs; });
     out.stats.samples = static_cast<std::int64_t>(buf.samples.size());
-    encodeFlame(summarizeFlameSamples(grid, buf.samples, flame), zstdLevel, out.flame);
+    encodeFlame(summarizeFlameSamples(grid, buf.samples, flame), zstdLevel, out);
     release(buf.samples);
     return out;
 }

@@ -87,10 +87,11 @@ TEST_CASE("stores of fixed inputs keep the contents they had before the memory r
     SECTION("synthetic run, in memory, two workers") {
         CHECK(synthStoreDigest(dir, "a.strata", {}) == kSynth);
     }
-    SECTION("synthetic run, spilled, one worker") {
+    SECTION("synthetic run, spilled, one worker, every track's tiles through a spool file") {
         storage::StoreBuildOptions options;
         options.threads = 1;
         options.memoryBudgetBytes = 1 << 20;
+        options.spoolMemoryBytes = 0;
         CHECK(synthStoreDigest(dir, "b.strata", options) == kSynth);
     }
     SECTION("random trace: instants, zero-length intervals, stack samples, args") {
