@@ -78,12 +78,6 @@ void takeArgs(Cursor& in, ArgsColumn& args, std::size_t firstRow)
     }
 }
 
-template<typename T>
-void release(std::vector<T>& v)
-{
-    std::vector<T>().swap(v);
-}
-
 } // namespace
 
 std::size_t bufferedBytes(const StoreBuilder::TrackBuffer& b)
@@ -157,9 +151,9 @@ void SpillFile::spill(model::TrackId track, StoreBuilder::TrackBuffer& b)
     m_size += out.size();
     // Keep the arrival counters running: seq numbers continue after a spill.
     release(b.intervals);
-    b.intervalArgs = {};
+    release(b.intervalArgs);
     release(b.instants);
-    b.instantArgs = {};
+    release(b.instantArgs);
     release(b.counters);
     release(b.flows);
     release(b.samples);

@@ -27,6 +27,19 @@ struct StoreBuilder::TrackBuffer
     std::vector<model::StackSample> samples;
 };
 
+/// Frees a buffer's column. (Assigning {} would not: a std::string moved from a short
+/// one keeps its capacity.)
+template<typename T>
+void release(std::vector<T>& column)
+{
+    std::vector<T>().swap(column);
+}
+inline void release(ArgsColumn& args)
+{
+    std::string().swap(args.bytes);
+    release(args.ends);
+}
+
 /// A tile ready to write: its index entry (the id is given when written) and payload.
 struct TileRow
 {

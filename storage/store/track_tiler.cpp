@@ -12,12 +12,6 @@ namespace {
 
 using model::TimeNs;
 
-template<typename T>
-void release(std::vector<T>& v)
-{
-    std::vector<T>().swap(v);
-}
-
 /// Depth from containment for intervals that asked for it: an interval is one deeper
 /// than the intervals still open when it starts. Overlapping siblings (two kernels on one
 /// stream under programmatic dependent launch) thus get extra depth, not clipped.
@@ -259,8 +253,7 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
             [](const model::Interval& e) { return e.startNs; },
             [](const model::Interval& e) { return e.endNs; });
     }
-    release(buf.intervalArgs.ends);
-    std::string().swap(buf.intervalArgs.bytes);
+    release(buf.intervalArgs);
     release(bands);
     if (buf.samples.empty())  // a track with samples gets the pyramid of its samples
         encodeIntervalFlame(grid, events, flame, zstdLevel, out);
@@ -308,7 +301,7 @@ void tileInstants(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
             t.args.append(t.events.size() - 1, buf.instantArgs.at(r.second));
         },
         [](const auto& r) { return r.first.timeNs; }, [](const auto& r) { return r.first.timeNs; });
-    buf.instantArgs = {};
+    release(buf.instantArgs);
     std::vector<model::Instant> sorted;
     sorted.reserve(rows.size());
     for (const auto& r : rows)

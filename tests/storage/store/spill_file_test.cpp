@@ -44,6 +44,9 @@ TEST_CASE("a reloaded track holds its segments in order, each column allocated a
     REQUIRE(b.intervals.empty());
     addEvents(b, 3000, 500, args);
     spill.spill(0, b);
+    // A spilled buffer holds nothing (a tiling worker holds one track, the other tracks
+    // nothing), its args' strings included.
+    CHECK(storage::bufferedBytes(b) < 64);
     addEvents(b, 777, 0, args);  // and what came after the last spill
 
     spill.reload(0, b);
