@@ -179,6 +179,9 @@ void RunBuilder::finish()
             });
         }
     }
+    // The shards waiting for their turn hold no events while others are tiled.
+    for (std::size_t i = concurrent; i < m_shards.size(); ++i)
+        m_shards[i]->spillEvents();
     std::atomic<std::size_t> next {0};
     std::vector<std::exception_ptr> errors(m_shards.size());
     auto tile = [&] {

@@ -18,7 +18,7 @@
 //
 // Memory: the budget is shared by the shards (each gets budget / shards, spilling beyond
 // it), and shards are tiled `concurrentShards` at a time (default one), by `threads`
-// workers in all.
+// workers in all; the shards waiting for their turn spill what they hold first.
 
 #include "storage/store/store_builder.h"
 

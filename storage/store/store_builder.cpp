@@ -251,7 +251,13 @@ void StoreBuilder::account(std::size_t bytes)
 {
     m_bufferedBytes += bytes;
     // Vectors grow by doubling, so what they hold may be up to twice what was added.
-    if (2 * m_bufferedBytes <= m_options.memoryBudgetBytes)
+    if (2 * m_bufferedBytes > m_options.memoryBudgetBytes)
+        spillEvents();
+}
+
+void StoreBuilder::spillEvents()
+{
+    if (m_bufferedBytes == 0)
         return;
     if (!m_spill) {
         m_spill = std::make_unique<SpillFile>(
@@ -260,6 +266,14 @@ void StoreBuilder::account(std::size_t bytes)
     for (std::size_t track = 0; track < m_tracks.size(); ++track)
         m_spill->spill(static_cast<model::TrackId>(track), *m_tracks[track]);
     m_bufferedBytes = 0;
+}
+
+std::size_t StoreBuilder::heldBytes() const
+{
+    std::size_t bytes = 0;
+    for (const auto& track : m_tracks)
+        bytes += track ? bufferedBytes(*track) : 0;
+    return bytes;
 }
 
 void StoreBuilder::noteTime(model::TimeNs startNs, model::TimeNs endNs)
@@ -397,11 +411,9 @@ void StoreBuilder::finish()
             auto insertStats = db.prepare("INSERT INTO track_stats VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
             std::int64_t tilesWritten = 0;
             std::map<model::StringId, std::pair<std::int64_t, model::TimeNs>> categories;
-            if (m_spill) {
-                // Everything to disk first: while tracks are tiled, memory holds only them.
-                for (std::size_t track = 0; track < m_tracks.size(); ++track)
-                    m_spill->spill(static_cast<model::TrackId>(track), *m_tracks[track]);
-            }
+            if (m_spill)
+                spillEvents();  // everything to disk first: while tracks are tiled, memory holds
+                                // only them
             auto insertFlameLevels = db.prepare("INSERT INTO flame_levels VALUES(?,?,?)");
             auto insertFlamePaths = db.prepare("INSERT INTO flame_paths VALUES(?,?)");
             auto insertFlameBucket = db.prepare("INSERT INTO flame_buckets VALUES(?,?,?,?)");

@@ -90,6 +90,12 @@ public:
     /// Replaces the options' tiling workers.
     void setThreads(int threads) { m_options.threads = threads; }
 
+    /// Moves the events held in memory to the spill file, so that the builder holds none
+    /// until finish(): a run's shards waiting for their turn to be tiled (run_builder.h).
+    void spillEvents();
+    /// Bytes of events held in memory.
+    std::size_t heldBytes() const;
+
     /// Builds the store. Throws on failure, leaving no temporary file behind.
     void finish();
 

@@ -194,6 +194,33 @@ TEST_CASE("a run is built deterministically: the same trace gives the same bytes
     }
 }
 
+TEST_CASE("while a run's shard is tiled, the shards waiting for their turn hold no events", "[store][run]")
+{
+    test::TempDir dir;
+    storage::RunBuilder* building = nullptr;
+    std::vector<std::size_t> waitingHeld;  // what shards 1 and 2 hold while shard 0 is tiled
+    storage::RunBuildOptions options;
+    options.shards = 3;
+    options.progress = [&](std::uint64_t done, std::uint64_t) {
+        if (done == 1)
+            waitingHeld = {building->shard(1).heldBytes(), building->shard(2).heldBytes()};
+        return true;
+    };
+    storage::RunBuilder run(dir / "run.strata", options);
+    building = &run;
+    storage::ShardRouter router(run, 1);
+    threeNodes().replayInto(router);
+    REQUIRE(run.shard(2).heldBytes() > 100'000);  // the budget is far from full
+    run.finish();
+    REQUIRE(waitingHeld.size() == 2);
+    CHECK(waitingHeld[0] < 1000);  // the empty strings' inline capacity, no events
+    CHECK(waitingHeld[1] < 1000);
+    // And the run is the one built without the spill (the determinism above).
+    test::TempDir other;
+    buildRun(threeNodes(), other / "run.strata", 3);
+    CHECK(readBytes(dir / "run.strata") == readBytes(other / "run.strata"));
+}
+
 TEST_CASE("a failed or cancelled run build leaves nothing and keeps the old store", "[store][run]")
 {
     test::TempDir dir;
