@@ -78,7 +78,7 @@ std::string synthStoreDigest(
 
 TEST_CASE("stores of fixed inputs keep the contents they had before the memory rework",
     "[store][golden]") {
-    // Taken on main at 278513b, the commit before the rework.
+    // Taken on main at 278513b and again at 830f556, the commit the rework starts from.
     const std::string kSynth = "4bfae2bd550e572f";
     const std::string kRandom = "c7734f7c30566ed0";
     const std::string kShards[] = { "ad78ffae1199e67c", "852fb81dad0a248d" };
