@@ -10,12 +10,14 @@
 #include "app/mpi/mpi_comm.h"
 #include "app/mpi/mpi_commands.h"
 #include "app/mpi/mpi_progress.h"
+#include "app/mpi/paraver_split.h"
 #include "app/output_guard.h"
 #include "storage/store/input_error.h"
 #include "storage/store/run_builder.h"
 #include "storage/store/run_manifest.h"
 
 #include <chrono>
+#include <map>
 #include <cstdio>
 #include <limits>
 
@@ -73,6 +75,7 @@ int ingestCommand(const Comm& comm, const Args& args)
     if (!error.empty())
         return fail(comm, error, {}, request.output);
 
+    const bool split = splitsParaver(comm, plan);
     const int groups = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(comm.size()), plan.traces.size()));
     const std::vector<std::size_t> first = groupsBySize(plan.traceSizes, groups);
     const bool mine = comm.rank() < groups;
@@ -85,30 +88,45 @@ int ingestCommand(const Comm& comm, const Args& args)
     if (origin != kNone)
         context.originNs = origin;
 
-    // Phase 1: each rank imports its files into its shard, rank 0 showing every rank's reading.
-    std::uint64_t myBytes = 0;
-    for (std::size_t i = begin; i < end; ++i)
-        myBytes += plan.traceSizes[i];
-    MpiReadProgress progress(comm, plan.traces.size(), plan.inputBytes, end - begin, myBytes);
-    const std::filesystem::path shard = mine ? storage::shardTempFile(request.output, comm.rank()) : std::filesystem::path();
+    // Phase 1: each rank imports its files into its shard, rank 0 showing every rank's
+    // reading; or the ranks share one Paraver file's lines (paraver_split.h).
+    const std::filesystem::path shard =
+        mine || split ? storage::shardTempFile(request.output, comm.rank()) : std::filesystem::path();
     std::unique_ptr<storage::StoreBuilder> builder;
     std::string warnings;
-    error = attempt([&] {
-        if (!mine)
-            return;
-        storage::StoreBuildOptions options;
-        options.threads = request.threads;
-        builder = std::make_unique<storage::StoreBuilder>(shard, options);
-        for (std::size_t i = begin; i < end; ++i) {
-            for (const std::string& line :
-                importTraceFile(plan, i, *builder, *builder, context, progress.forFile(i - begin)))
+    std::map<std::string, std::string> report;
+    if (split) {
+        try {
+            ParaverShare share = importParaverSplit(comm, plan, shard);
+            builder = std::move(share.builder);
+            report = std::move(share.report);
+            for (const std::string& line : share.warnings)
                 warnings += line + "\n";
+        } catch (const AgreedError& e) {
+            return fail(comm, e.what(), {}, request.output);
         }
-    });
-    progress.finish();
-    if (const std::string failed = comm.firstError(error); !failed.empty()) {
-        builder.reset();  // removes its temporary file before the folder goes
-        return fail(comm, failed, {}, request.output);
+    } else {
+        std::uint64_t myBytes = 0;
+        for (std::size_t i = begin; i < end; ++i)
+            myBytes += plan.traceSizes[i];
+        MpiReadProgress progress(comm, plan.traces.size(), plan.inputBytes, end - begin, myBytes);
+        error = attempt([&] {
+            if (!mine)
+                return;
+            storage::StoreBuildOptions options;
+            options.threads = request.threads;
+            builder = std::make_unique<storage::StoreBuilder>(shard, options);
+            for (std::size_t i = begin; i < end; ++i) {
+                for (const std::string& line :
+                     importTraceFile(plan, i, *builder, *builder, context, progress.forFile(i - begin)))
+                    warnings += line + "\n";
+            }
+        });
+        progress.finish();
+        if (const std::string failed = comm.firstError(error); !failed.empty()) {
+            builder.reset();  // removes its temporary file before the folder goes
+            return fail(comm, failed, {}, request.output);
+        }
     }
     for (const std::string& lines : comm.gather(warnings))
         std::fputs(lines.c_str(), stderr);
@@ -129,7 +147,7 @@ int ingestCommand(const Comm& comm, const Args& args)
         return fail(comm, failed, shard, request.output);
 
     // Phase 3: rank 0 publishes the shards, in rank order (= the files' order).
-    const std::vector<std::string> files = comm.gather(shard.string());
+    const std::vector<std::string> files = comm.gather(builder ? shard.string() : std::string());
     error = comm.broadcast(comm.root() ? attempt([&] {
         std::vector<std::filesystem::path> shards;
         for (const std::string& f : files) {
@@ -139,8 +157,9 @@ int ingestCommand(const Comm& comm, const Args& args)
         std::string sources;
         for (const auto& input : plan.traces)
             sources += (sources.empty() ? "" : ";") + input.string();
-        storage::publishRun(request.output, shards,
-                            {{"source", sources}, {"source_signature", sourceSignature(request.inputs)}});
+        report["source"] = sources;
+        report["source_signature"] = sourceSignature(request.inputs);
+        storage::publishRun(request.output, shards, report);
     })
                                        : std::string());
     if (!error.empty())
