@@ -169,7 +169,8 @@ int ingestCommand(const Comm& comm, const Args& args)
         summary.events = static_cast<std::uint64_t>(events);
         summary.inputBytes = plan.inputBytes;
         summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        std::fprintf(stderr, "%s on %d ranks\n", summaryLine(request, summary).c_str(), comm.size());
+        std::fprintf(stderr, "%s on %d ranks%s\n", summaryLine(request, summary).c_str(), comm.size(),
+                     split ? ", the file split between them" : "");
     }
     return kExitOk;
 }

@@ -249,8 +249,7 @@ bool splitsParaver(const Comm& comm, const IngestPlan& plan)
 std::uint64_t paraverChunkBytes(int ranks)
 {
     if (const char* text = std::getenv("STRATA_MPI_CHUNK_BYTES")) {
-        const std::uint64_t v = std::strtoull(text, nullptr, 10);
-        if (v > 0)
+        if (const std::uint64_t v = std::strtoull(text, nullptr, 10); v > 0)
             return v;
     }
     return std::clamp<std::uint64_t>((std::uint64_t(256) << 20) / static_cast<std::uint64_t>(std::max(1, ranks)),
@@ -295,8 +294,9 @@ ParaverShare importParaverSplit(const Comm& comm, const IngestPlan& plan, const 
     const int nodes = roots->roots();
 
     // 2. Chunks at line starts; chunk i is rank i mod K's.
-    const std::uint64_t chunkBytes = paraverChunkBytes(comm.size());
+    // A small file still gives every rank a chunk.
     const std::uint64_t body = reader->size() - bodyStart;
+    const std::uint64_t chunkBytes = std::min(paraverChunkBytes(comm.size()), std::max<std::uint64_t>(1, (body + ranks - 1) / ranks));
     const std::size_t chunks = static_cast<std::size_t>((body + chunkBytes - 1) / chunkBytes);
     const std::size_t rounds = (chunks + ranks - 1) / ranks;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> myChunks;  // [round]

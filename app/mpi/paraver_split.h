@@ -22,7 +22,8 @@
 //     counts into the file's import report.
 //
 // Memory per rank: its chunk, the lines it sends, and what it receives in a round (at
-// most K chunks when one rank owns every node): chunkBytes is 256 MB / K (at most 32 MB).
+// most K chunks when one rank owns every node): chunks of 256 MB / K (1 to 32 MB, and
+// no more than 1/K of the file, so that every rank reads).
 
 #include "app/ingest_plan.h"
 
