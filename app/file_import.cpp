@@ -22,7 +22,7 @@ class ImportReport
 {
 public:
     ImportReport(storage::TraceSink& builder, std::size_t index, const std::filesystem::path& input,
-                 TraceFormat format)
+        TraceFormat format)
         : m_builder(builder)
         , m_prefix("import." + std::to_string(index) + ".")
         , m_input(input.string())
@@ -69,17 +69,17 @@ private:
 /// ranks by strata-mpi).
 void reportParaver(ImportReport& report, const storage::ParaverImportStats& stats)
 {
-        for (const auto& [name, value] : {std::pair<std::string_view, std::uint64_t>{"lines", stats.lines},
-                                          {"states", stats.states}, {"event_lines", stats.eventLines},
-                                          {"event_pairs", stats.eventPairs}, {"communications", stats.communications},
-                                          {"intervals", stats.intervals}, {"instants", stats.instants},
-                                          {"counter_samples", stats.counterSamples}, {"flows", stats.flows},
-                                          {"unmatched_ends", stats.unmatchedEnds},
-                                          {"unclosed_begins", stats.unclosedBegins},
-                                          {"ends_before_begin", stats.endsBeforeBegin},
-                                          {"depth_overflows", stats.depthOverflows},
-                                          {"truncated", stats.truncated ? 1u : 0u}})
-            report.row(name, value);
+    for (const auto& [name, value] :
+        { std::pair<std::string_view, std::uint64_t> { "lines", stats.lines },
+            { "states", stats.states }, { "event_lines", stats.eventLines },
+            { "event_pairs", stats.eventPairs }, { "communications", stats.communications },
+            { "intervals", stats.intervals }, { "instants", stats.instants },
+            { "counter_samples", stats.counterSamples }, { "flows", stats.flows },
+            { "unmatched_ends", stats.unmatchedEnds }, { "unclosed_begins", stats.unclosedBegins },
+            { "ends_before_begin", stats.endsBeforeBegin },
+            { "depth_overflows", stats.depthOverflows },
+            { "truncated", stats.truncated ? 1u : 0u } })
+        report.row(name, value);
     report.warnings(stats.warnings);
 }
 
@@ -212,8 +212,8 @@ ImportResult importFile(const std::filesystem::path& input, TraceFormat format,
     return report.take({});
 }
 
-ImportResult reportParaverImport(const storage::ParaverImportStats& stats, const std::filesystem::path& input,
-                                 storage::TraceSink& sink, std::size_t index)
+ImportResult reportParaverImport(const storage::ParaverImportStats& stats,
+    const std::filesystem::path& input, storage::TraceSink& sink, std::size_t index)
 {
     ImportReport report(sink, index, input, TraceFormat::Paraver);
     reportParaver(report, stats);

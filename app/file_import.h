@@ -46,8 +46,8 @@ ImportResult importFile(const std::filesystem::path& input, storage::TraceFormat
 
 /// The import report of Paraver file `input` whose import `stats` sums up (importFile's
 /// for a file that strata-mpi split across ranks) into `sink`'s meta under "import.INDEX.".
-ImportResult reportParaverImport(const storage::ParaverImportStats& stats, const std::filesystem::path& input,
-                                 storage::TraceSink& sink, std::size_t index);
+ImportResult reportParaverImport(const storage::ParaverImportStats& stats,
+    const std::filesystem::path& input, storage::TraceSink& sink, std::size_t index);
 
 /// The formats that join to traces ingested with them (imported after them).
 bool joinsToTraces(storage::TraceFormat format);

@@ -35,13 +35,15 @@ public:
     /// bytes: every piece has at least one byte.
     MessagePieces(std::size_t limit, int ranks)
         : m_piece(std::max<std::size_t>(1, limit / static_cast<std::size_t>(std::max(1, ranks))))
-    {
-    }
+    {}
     std::size_t piece() const { return m_piece; }
     /// Rounds needed to move `bytes` (0 for none).
     std::size_t rounds(std::size_t bytes) const { return (bytes + m_piece - 1) / m_piece; }
     /// The first byte of `bytes` sent in round `round`, and how many are sent.
-    std::size_t offset(std::size_t bytes, std::size_t round) const { return std::min(bytes, round * m_piece); }
+    std::size_t offset(std::size_t bytes, std::size_t round) const
+    {
+        return std::min(bytes, round * m_piece);
+    }
     std::size_t count(std::size_t bytes, std::size_t round) const
     {
         return std::min(m_piece, bytes - offset(bytes, round));
@@ -51,4 +53,4 @@ private:
     std::size_t m_piece;
 };
 
-} // namespace strata::app::mpi
+}  // namespace strata::app::mpi

@@ -32,8 +32,8 @@ std::string Comm::broadcast(const std::string& text) const
     std::string out = root() ? text : std::string(static_cast<std::size_t>(size), '\0');
     const MessagePieces pieces(maxMessageBytes(), 1);
     for (std::size_t r = 0; r < pieces.rounds(out.size()); ++r)
-        MPI_Bcast(out.data() + pieces.offset(out.size(), r), static_cast<int>(pieces.count(out.size(), r)), MPI_CHAR,
-                  0, MPI_COMM_WORLD);
+        MPI_Bcast(out.data() + pieces.offset(out.size(), r),
+            static_cast<int>(pieces.count(out.size(), r)), MPI_CHAR, 0, MPI_COMM_WORLD);
     return out;
 }
 
@@ -47,7 +47,8 @@ std::vector<std::string> Comm::gather(const std::string& text) const
         out[i].resize(static_cast<std::size_t>(sizes[i]));
     // In rounds of one piece per rank (message_pieces.h), received side by side.
     const MessagePieces pieces(maxMessageBytes(), m_size);
-    const auto rounds = static_cast<std::size_t>(max(static_cast<std::int64_t>(pieces.rounds(text.size()))));
+    const auto rounds =
+        static_cast<std::size_t>(max(static_cast<std::int64_t>(pieces.rounds(text.size()))));
     std::vector<int> counts(sizes.size());
     std::vector<int> offsets(sizes.size());
     std::string received;
@@ -59,11 +60,12 @@ std::vector<std::string> Comm::gather(const std::string& text) const
             total += counts[i];
         }
         received.resize(static_cast<std::size_t>(total));
-        MPI_Gatherv(text.data() + pieces.offset(text.size(), r), static_cast<int>(pieces.count(text.size(), r)),
-                    MPI_CHAR, received.data(), counts.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+        MPI_Gatherv(text.data() + pieces.offset(text.size(), r),
+            static_cast<int>(pieces.count(text.size(), r)), MPI_CHAR, received.data(),
+            counts.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
         for (std::size_t i = 0; i < sizes.size(); ++i)
-            received.copy(out[i].data() + pieces.offset(out[i].size(), r), static_cast<std::size_t>(counts[i]),
-                          static_cast<std::size_t>(offsets[i]));
+            received.copy(out[i].data() + pieces.offset(out[i].size(), r),
+                static_cast<std::size_t>(counts[i]), static_cast<std::size_t>(offsets[i]));
     }
     return out;
 }
@@ -93,17 +95,18 @@ std::vector<std::string> Comm::exchange(const std::vector<std::string>& out) con
         for (std::size_t i = 0; i < ranks; ++i) {
             sendOffsets[i] = static_cast<int>(sending.size());
             sendCounts[i] = static_cast<int>(pieces.count(out[i].size(), r));
-            sending.append(out[i], pieces.offset(out[i].size(), r), static_cast<std::size_t>(sendCounts[i]));
+            sending.append(
+                out[i], pieces.offset(out[i].size(), r), static_cast<std::size_t>(sendCounts[i]));
             recvOffsets[i] = receivedTotal;
             recvCounts[i] = static_cast<int>(pieces.count(in[i].size(), r));
             receivedTotal += recvCounts[i];
         }
         received.resize(static_cast<std::size_t>(receivedTotal));
-        MPI_Alltoallv(sending.data(), sendCounts.data(), sendOffsets.data(), MPI_CHAR, received.data(),
-                      recvCounts.data(), recvOffsets.data(), MPI_CHAR, MPI_COMM_WORLD);
+        MPI_Alltoallv(sending.data(), sendCounts.data(), sendOffsets.data(), MPI_CHAR,
+            received.data(), recvCounts.data(), recvOffsets.data(), MPI_CHAR, MPI_COMM_WORLD);
         for (std::size_t i = 0; i < ranks; ++i)
-            received.copy(in[i].data() + pieces.offset(in[i].size(), r), static_cast<std::size_t>(recvCounts[i]),
-                          static_cast<std::size_t>(recvOffsets[i]));
+            received.copy(in[i].data() + pieces.offset(in[i].size(), r),
+                static_cast<std::size_t>(recvCounts[i]), static_cast<std::size_t>(recvOffsets[i]));
     }
     return in;
 }
@@ -133,7 +136,8 @@ std::int64_t Comm::sum(std::int64_t v) const { return reduce(v, MPI_SUM); }
 std::vector<std::int64_t> Comm::sum(std::vector<std::int64_t> v) const
 {
     // Few elements (one per node of a trace): one message is plenty.
-    MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(
+        MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     return v;
 }
 

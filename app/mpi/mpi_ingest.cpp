@@ -17,9 +17,9 @@
 #include "storage/store/run_manifest.h"
 
 #include <chrono>
-#include <map>
 #include <cstdio>
 #include <limits>
+#include <map>
 
 namespace strata::app::mpi {
 
@@ -90,8 +90,9 @@ int ingestCommand(const Comm& comm, const Args& args)
 
     // Phase 1: each rank imports its files into its shard, rank 0 showing every rank's
     // reading; or the ranks share one Paraver file's lines (paraver_split.h).
-    const std::filesystem::path shard =
-        mine || split ? storage::shardTempFile(request.output, comm.rank()) : std::filesystem::path();
+    const std::filesystem::path shard = mine || split
+        ? storage::shardTempFile(request.output, comm.rank())
+        : std::filesystem::path();
     std::unique_ptr<storage::StoreBuilder> builder;
     std::string warnings;
     std::map<std::string, std::string> report;
@@ -117,8 +118,8 @@ int ingestCommand(const Comm& comm, const Args& args)
             options.threads = request.threads;
             builder = std::make_unique<storage::StoreBuilder>(shard, options);
             for (std::size_t i = begin; i < end; ++i) {
-                for (const std::string& line :
-                     importTraceFile(plan, i, *builder, *builder, context, progress.forFile(i - begin)))
+                for (const std::string& line : importTraceFile(
+                         plan, i, *builder, *builder, context, progress.forFile(i - begin)))
                     warnings += line + "\n";
             }
         });
@@ -169,8 +170,8 @@ int ingestCommand(const Comm& comm, const Args& args)
         summary.events = static_cast<std::uint64_t>(events);
         summary.inputBytes = plan.inputBytes;
         summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        std::fprintf(stderr, "%s on %d ranks%s\n", summaryLine(request, summary).c_str(), comm.size(),
-                     split ? ", the file split between them" : "");
+        std::fprintf(stderr, "%s on %d ranks%s\n", summaryLine(request, summary).c_str(),
+            comm.size(), split ? ", the file split between them" : "");
     }
     return kExitOk;
 }

@@ -75,7 +75,8 @@ public:
         for (std::uint64_t at = pos - 1; at < m_size; at += block.size()) {
             read(at, std::min(m_size, at + (std::uint64_t(1) << 16)), block);
             if (const void* nl = std::memchr(block.data(), '\n', block.size()))
-                return at + static_cast<std::uint64_t>(static_cast<const char*>(nl) - block.data()) + 1;
+                return at + static_cast<std::uint64_t>(static_cast<const char*>(nl) - block.data())
+                    + 1;
         }
         return m_size;
     }
@@ -115,7 +116,9 @@ int recordRoot(const storage::ParaverRootMap& roots, std::string_view line)
 int receiverRoot(const storage::ParaverRootMap& roots, std::string_view line)
 {
     std::int64_t f[10];
-    return line.size() > 2 && line[0] == '3' && recordFields(line, f, 10) ? roots.rootOf(f[7], f[8], f[9]) : -1;
+    return line.size() > 2 && line[0] == '3' && recordFields(line, f, 10)
+        ? roots.rootOf(f[7], f[8], f[9])
+        : -1;
 }
 
 /// Calls `fn(line, last)` for each line of `text` (without its '\n'); `last` is true for
@@ -166,19 +169,22 @@ std::uint64_t takeVarint(std::string_view& in)
 /// The nodes dealt to the ranks: consecutive blocks, balanced by `weights`, cut only where
 /// `cuttable[c]` (between node c - 1 and c). Returns the first node of each rank's block,
 /// then the end (blocks of ranks beyond the cuts are empty).
-std::vector<int> dealNodes(const std::vector<std::int64_t>& weights, const std::vector<bool>& cuttable, int ranks)
+std::vector<int> dealNodes(
+    const std::vector<std::int64_t>& weights, const std::vector<bool>& cuttable, int ranks)
 {
     const int nodes = static_cast<int>(weights.size());
     std::vector<std::int64_t> before(weights.size() + 1, 0);  // weight of the nodes before c
     for (std::size_t c = 0; c < weights.size(); ++c)
         before[c + 1] = before[c] + weights[c];
     // Cut k: the allowed cut after the previous one nearest to k / ranks of the weight.
-    std::vector<int> first {0};
+    std::vector<int> first { 0 };
     for (int k = 1; k < ranks; ++k) {
         const double target = static_cast<double>(before.back()) * k / ranks;
         int best = -1;
         for (int c = first.back() + 1; c < nodes; ++c) {
-            const auto far = [&](int at) { return std::abs(static_cast<double>(before[static_cast<std::size_t>(at)]) - target); };
+            const auto far = [&](int at) {
+                return std::abs(static_cast<double>(before[static_cast<std::size_t>(at)]) - target);
+            };
             if (cuttable[static_cast<std::size_t>(c)] && (best < 0 || far(c) < far(best)))
                 best = c;
         }
@@ -195,9 +201,10 @@ std::vector<int> dealNodes(const std::vector<std::int64_t>& weights, const std::
 std::string encodeShare(const storage::ParaverImportStats& s)
 {
     std::string out;
-    forEachParaverCount(s, [&](const char*, const std::uint64_t& v) { out += std::to_string(v) + " "; });
-    for (const std::uint64_t v : {s.firstUnmatchedEndLine, s.firstUnclosedLine, s.firstEndBeforeBeginLine,
-                                  s.firstDepthOverflowLine, std::uint64_t(s.truncated)})
+    forEachParaverCount(
+        s, [&](const char*, const std::uint64_t& v) { out += std::to_string(v) + " "; });
+    for (const std::uint64_t v : { s.firstUnmatchedEndLine, s.firstUnclosedLine,
+             s.firstEndBeforeBeginLine, s.firstDepthOverflowLine, std::uint64_t(s.truncated) })
         out += std::to_string(v) + " ";
     out += "\n";
     for (const std::string& w : s.warnings)
@@ -205,7 +212,8 @@ std::string encodeShare(const storage::ParaverImportStats& s)
     return out;
 }
 
-storage::ParaverImportStats decodeShare(std::string_view text, const storage::ParaverImportStats& base)
+storage::ParaverImportStats decodeShare(
+    std::string_view text, const storage::ParaverImportStats& base)
 {
     storage::ParaverImportStats s = base;
     s.warnings.clear();
@@ -216,12 +224,12 @@ storage::ParaverImportStats decodeShare(std::string_view text, const storage::Pa
     };
     forEachParaverCount(s, [&](const char*, std::uint64_t& v) { next(v); });
     std::uint64_t truncated = 0;
-    for (std::uint64_t* v : {&s.firstUnmatchedEndLine, &s.firstUnclosedLine, &s.firstEndBeforeBeginLine,
-                             &s.firstDepthOverflowLine, &truncated})
+    for (std::uint64_t* v : { &s.firstUnmatchedEndLine, &s.firstUnclosedLine,
+             &s.firstEndBeforeBeginLine, &s.firstDepthOverflowLine, &truncated })
         next(*v);
     s.truncated = truncated != 0;
     forEachLine(std::string_view(p + 1, static_cast<std::size_t>(end - p - 1)),
-                [&](std::string_view w, bool) { s.warnings.emplace_back(w); });
+        [&](std::string_view w, bool) { s.warnings.emplace_back(w); });
     return s;
 }
 
@@ -237,7 +245,7 @@ std::string earliestError(const Comm& comm, const std::string& error, std::uint6
     return comm.firstError(mine == first ? error : std::string());
 }
 
-} // namespace
+}  // namespace
 
 bool splitsParaver(const Comm& comm, const IngestPlan& plan)
 {
@@ -252,11 +260,13 @@ std::uint64_t paraverChunkBytes(int ranks)
         if (const std::uint64_t v = std::strtoull(text, nullptr, 10); v > 0)
             return v;
     }
-    return std::clamp<std::uint64_t>((std::uint64_t(256) << 20) / static_cast<std::uint64_t>(std::max(1, ranks)),
-                                     std::uint64_t(1) << 20, std::uint64_t(32) << 20);
+    return std::clamp<std::uint64_t>(
+        (std::uint64_t(256) << 20) / static_cast<std::uint64_t>(std::max(1, ranks)),
+        std::uint64_t(1) << 20, std::uint64_t(32) << 20);
 }
 
-ParaverShare importParaverSplit(const Comm& comm, const IngestPlan& plan, const std::filesystem::path& shard)
+ParaverShare importParaverSplit(
+    const Comm& comm, const IngestPlan& plan, const std::filesystem::path& shard)
 {
     const std::filesystem::path& file = plan.traces.at(0);
     const auto ranks = static_cast<std::size_t>(comm.size());
@@ -288,7 +298,8 @@ ParaverShare importParaverSplit(const Comm& comm, const IngestPlan& plan, const 
             bodyStart = next;
         }
         if (!probe.header())
-            throw InputError::atLine(file.string(), 1, "expected a Paraver header '#Paraver (DATE):...'");
+            throw InputError::atLine(
+                file.string(), 1, "expected a Paraver header '#Paraver (DATE):...'");
         roots.emplace(*probe.header());
     }));
     const int nodes = roots->roots();
@@ -296,15 +307,18 @@ ParaverShare importParaverSplit(const Comm& comm, const IngestPlan& plan, const 
     // 2. Chunks at line starts; chunk i is rank i mod K's.
     // A small file still gives every rank a chunk.
     const std::uint64_t body = reader->size() - bodyStart;
-    const std::uint64_t chunkBytes = std::min(paraverChunkBytes(comm.size()), std::max<std::uint64_t>(1, (body + ranks - 1) / ranks));
+    const std::uint64_t chunkBytes = std::min(
+        paraverChunkBytes(comm.size()), std::max<std::uint64_t>(1, (body + ranks - 1) / ranks));
     const std::size_t chunks = static_cast<std::size_t>((body + chunkBytes - 1) / chunkBytes);
     const std::size_t rounds = (chunks + ranks - 1) / ranks;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> myChunks;  // [round]
     std::uint64_t myBytes = 0;
     std::string error = attempt([&] {
         for (std::size_t i = me; i < chunks; i += ranks) {
-            const std::uint64_t from = i == 0 ? bodyStart : reader->lineStart(bodyStart + i * chunkBytes);
-            const std::uint64_t to = reader->lineStart(std::min(reader->size(), bodyStart + (i + 1) * chunkBytes));
+            const std::uint64_t from =
+                i == 0 ? bodyStart : reader->lineStart(bodyStart + i * chunkBytes);
+            const std::uint64_t to =
+                reader->lineStart(std::min(reader->size(), bodyStart + (i + 1) * chunkBytes));
             myChunks.emplace_back(from, std::max(from, to));
             myBytes += myChunks.back().second - myChunks.back().first;
         }
@@ -314,6 +328,13 @@ ParaverShare importParaverSplit(const Comm& comm, const IngestPlan& plan, const 
     const std::uint64_t passes = weigh ? 2 : 1;
     MpiReadProgress progress(comm, 1, passes * (reader->size() - bodyStart), 1, passes * myBytes);
     const storage::ProgressFn reading = progress.forFile(0);
+    // From here on a failure ends the progress messages first (mpi_progress.h).
+    const auto agree = [&](const std::string& failed) {
+        if (const std::string first = comm.firstError(failed); !first.empty()) {
+            progress.finish();
+            throw AgreedError(first);
+        }
+    };
     std::uint64_t done = 0;
     const auto readChunk = [&](std::size_t round, std::string& text) {
         text.clear();
@@ -326,10 +347,11 @@ ParaverShare importParaverSplit(const Comm& comm, const IngestPlan& plan, const 
     };
 
     // 3. Who owns which node: weights and the messages between nodes, then blocks.
-    std::vector<int> firstNode {0, nodes};
+    std::vector<int> firstNode { 0, nodes };
     if (weigh) {
         std::vector<std::int64_t> weights(static_cast<std::size_t>(nodes), 0);
-        std::vector<std::int64_t> talking(static_cast<std::size_t>(nodes) + 1, 0);  // +1 at a, -1 past b
+        std::vector<std::int64_t> talking(
+            static_cast<std::size_t>(nodes) + 1, 0);  // +1 at a, -1 past b
         error = attempt([&] {
             std::string text;
             for (std::size_t round = 0; round < myChunks.size(); ++round) {
@@ -338,7 +360,8 @@ ParaverShare importParaverSplit(const Comm& comm, const IngestPlan& plan, const 
                     const int from = recordRoot(*roots, line);
                     if (from < 0)
                         return;
-                    weights[static_cast<std::size_t>(from)] += static_cast<std::int64_t>(line.size() + 1);
+                    weights[static_cast<std::size_t>(from)] +=
+                        static_cast<std::int64_t>(line.size() + 1);
                     const int to = receiverRoot(*roots, line);
                     if (to >= 0 && to != from) {
                         ++talking[static_cast<std::size_t>(std::min(from, to)) + 1];
@@ -347,7 +370,7 @@ ParaverShare importParaverSplit(const Comm& comm, const IngestPlan& plan, const 
                 });
             }
         });
-        comm.agree(error);
+        agree(error);
         weights = comm.sum(weights);
         talking = comm.sum(talking);
         std::vector<bool> cuttable(static_cast<std::size_t>(nodes) + 1, true);
@@ -384,14 +407,15 @@ ParaverShare importParaverSplit(const Comm& comm, const IngestPlan& plan, const 
         for (std::size_t i = 0; i < headerLines.size(); ++i)
             importer->line(headerLines[i], i + 1);
     });
-    comm.agree(error);
+    agree(error);
     std::uint64_t linesBefore = headerLines.size();
     std::string text;
     std::vector<std::string> out(ranks);
     for (std::size_t round = 0; round < rounds; ++round) {
         error = attempt([&] { readChunk(round, text); });
-        comm.agree(error);
-        const std::vector<std::int64_t> counts = comm.allgather(static_cast<std::int64_t>(lineCount(text)));
+        agree(error);
+        const std::vector<std::int64_t> counts =
+            comm.allgather(static_cast<std::int64_t>(lineCount(text)));
         // Each line as varint(gap from the previous line sent to the same owner, times 2,
         // plus 1 for the unterminated last line of the file), the line and '\n'.
         std::uint64_t number = linesBefore;
@@ -453,7 +477,8 @@ ParaverShare importParaverSplit(const Comm& comm, const IngestPlan& plan, const 
     });
     comm.agree(error);
     const std::vector<std::string> parts = comm.gather(encoded);
-    const std::int64_t events = comm.sum(share.builder ? static_cast<std::int64_t>(share.builder->eventCount()) : 0);
+    const std::int64_t events =
+        comm.sum(share.builder ? static_cast<std::int64_t>(share.builder->eventCount()) : 0);
     error.clear();
     if (comm.root()) {
         std::vector<storage::ParaverImportStats> shares;
@@ -462,8 +487,8 @@ ParaverShare importParaverSplit(const Comm& comm, const IngestPlan& plan, const 
                 shares.push_back(decodeShare(part, stats));  // rank 0's header and side files
         }
         storage::MemoryTrace report;
-        const ImportResult result =
-            reportParaverImport(storage::mergeParaverShares(shares, linesBefore, reader->size()), file, report, 0);
+        const ImportResult result = reportParaverImport(
+            storage::mergeParaverShares(shares, linesBefore, reader->size()), file, report, 0);
         share.report = report.meta();
         share.warnings = result.warnings;
         if (events == 0)
@@ -473,4 +498,4 @@ ParaverShare importParaverSplit(const Comm& comm, const IngestPlan& plan, const 
     return share;
 }
 
-} // namespace strata::app::mpi
+}  // namespace strata::app::mpi

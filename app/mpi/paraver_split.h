@@ -59,9 +59,10 @@ struct ParaverShare
 /// Collective: imports the plan's one trace as described above into `shard` (this rank's
 /// temporary shard file). Throws AgreedError, alike on every rank, on bad input or any
 /// rank's failure, leaving no shard file.
-ParaverShare importParaverSplit(const Comm& comm, const IngestPlan& plan, const std::filesystem::path& shard);
+ParaverShare importParaverSplit(
+    const Comm& comm, const IngestPlan& plan, const std::filesystem::path& shard);
 
 /// Bytes per chunk for `ranks` ranks (STRATA_MPI_CHUNK_BYTES overrides: a test hook).
 std::uint64_t paraverChunkBytes(int ranks);
 
-} // namespace strata::app::mpi
+}  // namespace strata::app::mpi

@@ -228,7 +228,7 @@ private:
             m_order[id] = id;
         }
         std::stable_sort(m_order.begin(), m_order.end(),
-                         [&](TrackId a, TrackId b) { return rootOf[a] < rootOf[b]; });
+            [&](TrackId a, TrackId b) { return rootOf[a] < rootOf[b]; });
         m_newId.assign(tree.size(), model::kNoTrack);
         for (const TrackId id : m_order) {  // parents before their children
             if (!keep[id])

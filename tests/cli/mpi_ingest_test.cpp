@@ -7,9 +7,9 @@
 #ifdef STRATA_MPI_BINARY
 
 #include "storage/import/common/gzip_reader.h"
+
 #include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"
-
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -20,8 +20,8 @@ using namespace strata;
 namespace {
 
 /// `mpirun -n 2 [mpirunOptions] strata-mpi args...` in `dir`.
-test::CommandResult mpiStrata(const std::filesystem::path& dir, const std::vector<std::string>& args,
-                              const std::string& mpirunOptions = {})
+test::CommandResult mpiStrata(const std::filesystem::path& dir,
+    const std::vector<std::string>& args, const std::string& mpirunOptions = {})
 {
     test::RunOptions options;
     options.workDir = dir;
@@ -31,7 +31,8 @@ test::CommandResult mpiStrata(const std::filesystem::path& dir, const std::vecto
 
 /// Ingests `inputs` with 2 MPI ranks into DIR/mpi/run.strata and in one process into
 /// DIR/one/run.strata, and compares what the commands answer. Returns strata-mpi's stderr.
-std::string checkMpiEqualsSingle(const std::vector<std::string>& inputs, const std::string& mpirunOptions = {})
+std::string checkMpiEqualsSingle(
+    const std::vector<std::string>& inputs, const std::string& mpirunOptions = {})
 {
     test::TempDir dir;
     for (const char* sub : {"mpi", "one"})
@@ -73,9 +74,10 @@ std::string checkMpiEqualsSingle(const std::vector<std::string>& inputs, const s
 /// The shards of a run, from `strata info --json`.
 std::size_t shardCount(const std::filesystem::path& dir)
 {
-    const std::string info = test::runStrataIn(dir, {"info", "run.strata", "--json"});
+    const std::string info = test::runStrataIn(dir, { "info", "run.strata", "--json" });
     std::size_t n = 0;
-    for (std::size_t at = info.find("\"path\":"); at != std::string::npos; at = info.find("\"path\":", at + 1))
+    for (std::size_t at = info.find("\"path\":"); at != std::string::npos;
+         at = info.find("\"path\":", at + 1))
         ++n;
     return n;
 }
@@ -84,7 +86,7 @@ std::size_t shardCount(const std::filesystem::path& dir)
 std::string synthParaver(const std::filesystem::path& dir)
 {
     const std::string prv = (dir / "synth.prv").string();
-    test::runStrataIn(dir, {"synth", "-o", prv, "--events", "60000", "--ranks", "8"});
+    test::runStrataIn(dir, { "synth", "-o", prv, "--events", "60000", "--ranks", "8" });
     return prv;
 }
 
@@ -141,26 +143,26 @@ TEST_CASE("strata-mpi ingest: a rank failing on a bad input ends the job, leavin
     test::runStrataIn(dir.path(), {"info", "run.strata"});
 }
 
-TEST_CASE("strata-mpi ingest splits one synthetic .prv between 2 ranks, equal to one process", "[cli][mpi][paraver]")
-{
+TEST_CASE("strata-mpi ingest splits one synthetic .prv between 2 ranks, equal to one process",
+    "[cli][mpi][paraver]") {
     test::TempDir dir;
     const std::string prv = synthParaver(dir.path());
-    const std::string err = checkMpiEqualsSingle({prv});
+    const std::string err = checkMpiEqualsSingle({ prv });
     CHECK(err.find("on 2 ranks, the file split between them") != std::string::npos);
     // Each rank built the shard of one node.
     test::TempDir again;
-    REQUIRE(mpiStrata(again.path(), {"ingest", prv, "-o", "run.strata"}).exitCode == 0);
+    REQUIRE(mpiStrata(again.path(), { "ingest", prv, "-o", "run.strata" }).exitCode == 0);
     CHECK(shardCount(again.path()) == 2);
     // Many small chunks (lines cut at every chunk border, many rounds) and messages cut
     // into 1000-byte pieces give the same run.
-    CHECK(checkMpiEqualsSingle({prv}, "-x STRATA_MPI_CHUNK_BYTES=65536 -x STRATA_MPI_MAX_MESSAGE=1000")
+    CHECK(checkMpiEqualsSingle(
+              { prv }, "-x STRATA_MPI_CHUNK_BYTES=65536 -x STRATA_MPI_MAX_MESSAGE=1000")
               .find("the file split between them")
-          != std::string::npos);
+        != std::string::npos);
 }
 
 TEST_CASE("strata-mpi ingest splits one real Extrae .prv between 2 ranks, equal to one process",
-          "[cli][mpi][paraver][real]")
-{
+    "[cli][mpi][paraver][real]") {
     const auto gz = test::realTrace("public/paraver-pypop/epoch_example_traces/epoch_4proc.prv.gz");
     if (gz.empty())
         return;  // the shared real-trace folder is not here
@@ -174,45 +176,51 @@ TEST_CASE("strata-mpi ingest splits one real Extrae .prv between 2 ranks, equal 
         while (const std::size_t got = reader.read(buffer.data(), buffer.size()))
             out.write(buffer.data(), static_cast<std::streamsize>(got));
     }
-    for (const char* side : {".pcf", ".row"})
-        std::filesystem::copy_file(std::filesystem::path(gz).replace_extension("").replace_extension(side),
-                                   std::filesystem::path(prv).replace_extension(side));
+    for (const char* side : { ".pcf", ".row" })
+        std::filesystem::copy_file(
+            std::filesystem::path(gz).replace_extension("").replace_extension(side),
+            std::filesystem::path(prv).replace_extension(side));
     // One node, so rank 0 owns every record; rank 1 reads half of the lines and sends them.
-    const std::string err = checkMpiEqualsSingle({prv.string()}, "-x STRATA_MPI_CHUNK_BYTES=200000");
+    const std::string err =
+        checkMpiEqualsSingle({ prv.string() }, "-x STRATA_MPI_CHUNK_BYTES=200000");
     CHECK(err.find("the file split between them") != std::string::npos);
 }
 
-TEST_CASE("strata-mpi ingest of one split .prv: a malformed line in rank 1's range ends the job", "[cli][mpi][paraver][bad]")
-{
+TEST_CASE("strata-mpi ingest of one split .prv: a malformed line in rank 1's range ends the job",
+    "[cli][mpi][paraver][bad]") {
     test::TempDir dir;
     const std::string prv = synthParaver(dir.path());
     // The file is split: a good run has one shard per rank.
-    REQUIRE(mpiStrata(dir.path(), {"ingest", prv, "-o", "good.strata"}).exitCode == 0);
-    const std::string good = test::runStrataIn(dir.path(), {"info", "good.strata", "--json"});
+    REQUIRE(mpiStrata(dir.path(), { "ingest", prv, "-o", "good.strata" }).exitCode == 0);
+    const std::string good = test::runStrataIn(dir.path(), { "info", "good.strata", "--json" });
     CHECK(good.find("shard-0001") != std::string::npos);
 
     // A bad record three quarters down (rank 1's half of the file), with its .pcf/.row.
     std::vector<std::string> text = lines(prv);
     const std::size_t badLine = text.size() * 3 / 4;  // 1-based line number of the bad record
-    text.insert(text.begin() + static_cast<std::ptrdiff_t>(badLine - 1), "2:1:1:1:1:oops:50000001:1");
+    text.insert(
+        text.begin() + static_cast<std::ptrdiff_t>(badLine - 1), "2:1:1:1:1:oops:50000001:1");
     {
         std::ofstream out(dir / "bad.prv");
         for (const std::string& line : text)
             out << line << '\n';
     }
-    for (const char* side : {".pcf", ".row"})
-        std::filesystem::copy_file(std::filesystem::path(prv).replace_extension(side), dir / (std::string("bad") + side));
+    for (const char* side : { ".pcf", ".row" })
+        std::filesystem::copy_file(
+            std::filesystem::path(prv).replace_extension(side), dir / (std::string("bad") + side));
     const std::string bad = (dir / "bad.prv").string();
-    const auto single = test::runStrata({"ingest", bad, "-o", (dir / "one.strata").string()});
+    const auto single = test::runStrata({ "ingest", bad, "-o", (dir / "one.strata").string() });
     REQUIRE(single.exitCode == 1);
-    const std::string expected = bad + ": line " + std::to_string(badLine) + ": expected time (a number) as field 6";
+    const std::string expected =
+        bad + ": line " + std::to_string(badLine) + ": expected time (a number) as field 6";
     CHECK(single.err.find(expected) != std::string::npos);
 
-    for (const std::string options : {"", "-x STRATA_MPI_CHUNK_BYTES=65536"}) {
-        const auto r = mpiStrata(dir.path(), {"ingest", bad, "-o", "run.strata"}, options);
+    for (const std::string options : { "", "-x STRATA_MPI_CHUNK_BYTES=65536" }) {
+        const auto r = mpiStrata(dir.path(), { "ingest", bad, "-o", "run.strata" }, options);
         CHECK(r.exitCode == 1);
         // One line from rank 0: strata ingest's message.
-        CHECK(r.err.find("strata-mpi: " + single.err.substr(std::string("strata: ").size())) != std::string::npos);
+        CHECK(r.err.find("strata-mpi: " + single.err.substr(std::string("strata: ").size()))
+            != std::string::npos);
         CHECK(r.err.find("strata-mpi: ", r.err.find("strata-mpi: ") + 1) == std::string::npos);
         CHECK_FALSE(std::filesystem::exists(dir / "run.strata"));
         CHECK_FALSE(std::filesystem::exists(dir / "run.strata.d"));
@@ -221,9 +229,9 @@ TEST_CASE("strata-mpi ingest of one split .prv: a malformed line in rank 1's ran
     std::filesystem::copy_file(dir / "good.strata", dir / "kept.strata");
     std::filesystem::copy(dir / "good.strata.d", dir / "kept.strata.d");
     const std::string manifest = test::readFile(dir / "kept.strata");
-    CHECK(mpiStrata(dir.path(), {"ingest", bad, "-o", "kept.strata"}).exitCode == 1);
+    CHECK(mpiStrata(dir.path(), { "ingest", bad, "-o", "kept.strata" }).exitCode == 1);
     CHECK(test::readFile(dir / "kept.strata") == manifest);
-    test::runStrataIn(dir.path(), {"info", "kept.strata"});
+    test::runStrataIn(dir.path(), { "info", "kept.strata" });
 }
 
 #endif

@@ -10,16 +10,16 @@
 
 using strata::app::mpi::MessagePieces;
 
-TEST_CASE("MPI message pieces: rounds within the limit cover each byte once", "[cli][mpi]")
-{
-    for (const int ranks : {1, 2, 3, 7}) {
-        for (const std::size_t limit : {std::size_t(1), std::size_t(7), std::size_t(64)}) {
+TEST_CASE("MPI message pieces: rounds within the limit cover each byte once", "[cli][mpi]") {
+    for (const int ranks : { 1, 2, 3, 7 }) {
+        for (const std::size_t limit : { std::size_t(1), std::size_t(7), std::size_t(64) }) {
             const MessagePieces pieces(limit, ranks);
             INFO("ranks " << ranks << ", limit " << limit);
             CHECK(pieces.piece() >= 1);
             // A round's pieces of all ranks, side by side, stay within the limit (one
             // byte each at least).
-            CHECK(pieces.piece() * static_cast<std::size_t>(ranks) <= std::max<std::size_t>(limit, ranks));
+            CHECK(pieces.piece() * static_cast<std::size_t>(ranks)
+                <= std::max<std::size_t>(limit, ranks));
             for (std::size_t bytes = 0; bytes < 200; ++bytes) {
                 std::size_t next = 0;
                 for (std::size_t r = 0; r < pieces.rounds(bytes); ++r) {
@@ -36,8 +36,7 @@ TEST_CASE("MPI message pieces: rounds within the limit cover each byte once", "[
     }
 }
 
-TEST_CASE("MPI message pieces: 5 GB to 64 ranks fits int counts", "[cli][mpi]")
-{
+TEST_CASE("MPI message pieces: 5 GB to 64 ranks fits int counts", "[cli][mpi]") {
     const MessagePieces pieces(INT_MAX, 64);
     const std::size_t bytes = std::size_t(5) << 30;
     CHECK(pieces.rounds(bytes) > 1);
@@ -51,8 +50,7 @@ TEST_CASE("MPI message pieces: 5 GB to 64 ranks fits int counts", "[cli][mpi]")
     CHECK(sum == bytes);
 }
 
-TEST_CASE("MPI message pieces: STRATA_MPI_MAX_MESSAGE lowers the limit", "[cli][mpi]")
-{
+TEST_CASE("MPI message pieces: STRATA_MPI_MAX_MESSAGE lowers the limit", "[cli][mpi]") {
     ::setenv("STRATA_MPI_MAX_MESSAGE", "100", 1);
     CHECK(strata::app::mpi::maxMessageBytes() == 100);
     ::setenv("STRATA_MPI_MAX_MESSAGE", "junk", 1);

@@ -25,7 +25,8 @@ void Importer::feed(const char* begin, const char* end, std::uint64_t lineNumber
     handleLine(begin, end);
 }
 
-void Importer::feedLast(const char* begin, const char* end, std::uint64_t lineNumber, bool compressedTruncated)
+void Importer::feedLast(
+    const char* begin, const char* end, std::uint64_t lineNumber, bool compressedTruncated)
 {
     // The last line has no newline: a record cut short, or just a missing newline.
     m_lineNumber = lineNumber;
@@ -523,7 +524,8 @@ ParaverImportStats mergeParaverShares(
     for (const ParaverImportStats& share : shares) {
         // Field by field in the same order on both: add each count of the share.
         std::vector<std::uint64_t> counts;
-        forEachParaverCount(share, [&](const char*, const std::uint64_t& v) { counts.push_back(v); });
+        forEachParaverCount(
+            share, [&](const char*, const std::uint64_t& v) { counts.push_back(v); });
         std::size_t i = 0;
         forEachParaverCount(total, [&](const char*, std::uint64_t& v) { v += counts[i++]; });
         earliest(total.firstUnmatchedEndLine, share.firstUnmatchedEndLine);

@@ -176,7 +176,8 @@ private:
 class ParaverLineImporter
 {
 public:
-    ParaverLineImporter(const std::filesystem::path& prv, TraceSink& sink, const ParaverImportOptions& options);
+    ParaverLineImporter(
+        const std::filesystem::path& prv, TraceSink& sink, const ParaverImportOptions& options);
     ~ParaverLineImporter();
     /// Line `number` without its '\n': the header's line(s) first, then records.
     void line(std::string_view text, std::uint64_t number);

@@ -162,7 +162,8 @@ public:
     void feed(const char* begin, const char* end, std::uint64_t lineNumber);
     /// The file's last line when no newline ends it: a record cut short is dropped with a
     /// warning (always so when the compressed file ended early).
-    void feedLast(const char* begin, const char* end, std::uint64_t lineNumber, bool compressedTruncated);
+    void feedLast(
+        const char* begin, const char* end, std::uint64_t lineNumber, bool compressedTruncated);
     /// Closes the events still open at `endNs`, the trace's end.
     void closeOpenEvents(TimeNs endNs);
     bool headerSeen() const { return m_headerSeen; }

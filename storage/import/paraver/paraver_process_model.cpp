@@ -73,12 +73,13 @@ void Importer::createTracks()
     // kNoTrack); the sort keys are the whole trace's.
     const int nodes = ParaverRootMap(header).roots();
     const auto mine = [&](int node) {
-        return node - 1 >= m_options.firstRoot && (m_options.endRoot < 0 || node - 1 < m_options.endRoot);
+        return node - 1 >= m_options.firstRoot
+            && (m_options.endRoot < 0 || node - 1 < m_options.endRoot);
     };
     std::vector<TrackId> nodeTracks;
     for (int n = 1; n <= nodes; ++n) {
         nodeTracks.push_back(mine(n) ? m_sink.addTrack(model::kNoTrack, model::ResourceKind::Node,
-                                           label("NODE", std::size_t(n - 1), "node " + std::to_string(n)), n)
+                                 label("NODE", std::size_t(n - 1), "node " + std::to_string(n)), n)
                                      : model::kNoTrack);
     }
     std::uint32_t threadIndex = 0;
@@ -94,15 +95,16 @@ void Importer::createTracks()
             TrackId parent =
                 nodeTracks.empty() ? model::kNoTrack : nodeTracks[std::size_t(task.node - 1)];
             TrackId process = made ? m_sink.addTrack(parent, model::ResourceKind::Process,
-                                         label("TASK", taskIndex, "task " + at), std::int64_t(taskIndex))
+                                  label("TASK", taskIndex, "task " + at), std::int64_t(taskIndex))
                                    : model::kNoTrack;
             m_taskBase.back().push_back(threadIndex);
             m_taskThreads.back().push_back(task.threads);
             for (int h = 1; h <= task.threads; ++h, ++threadIndex) {
-                m_threadTracks.push_back(made ? m_sink.addTrack(process, model::ResourceKind::Thread,
-                                                    label("THREAD", threadIndex, "thread " + at + "." + std::to_string(h)),
-                                                    std::int64_t(threadIndex))
-                                              : model::kNoTrack);
+                m_threadTracks.push_back(made
+                        ? m_sink.addTrack(process, model::ResourceKind::Thread,
+                            label("THREAD", threadIndex, "thread " + at + "." + std::to_string(h)),
+                            std::int64_t(threadIndex))
+                        : model::kNoTrack);
             }
         }
     }
@@ -117,10 +119,12 @@ std::uint32_t Importer::threadIndex(std::int64_t appl, std::int64_t task, std::i
         if (task >= 1 && std::size_t(task) <= bases.size()) {
             const int threads = m_taskThreads[std::size_t(appl - 1)][std::size_t(task - 1)];
             if (thread >= 1 && thread <= threads) {
-                const std::uint32_t index = bases[std::size_t(task - 1)] + std::uint32_t(thread - 1);
+                const std::uint32_t index =
+                    bases[std::size_t(task - 1)] + std::uint32_t(thread - 1);
                 if (m_threadTracks[index] == model::kNoTrack)
-                    throw std::logic_error("Paraver import: a record of a node outside this share, at line "
-                                           + std::to_string(m_lineNumber));
+                    throw std::logic_error(
+                        "Paraver import: a record of a node outside this share, at line "
+                        + std::to_string(m_lineNumber));
                 return index;
             }
         }

@@ -342,14 +342,14 @@ TEST_CASE("cut: tracks come a root's subtree at a time, as from a run of shards"
         const TrackId threadA = b.addTrack(nodeA, ResourceKind::Thread, "a1");
         const TrackId threadB = b.addTrack(nodeB, ResourceKind::Thread, "b1");
         const TrackId counterA = b.addTrack(threadA, ResourceKind::Counter, "a-counter");
-        for (const TrackId t : {threadA, threadB}) {
+        for (const TrackId t : { threadA, threadB }) {
             model::Interval i;
             i.startNs = 0;
             i.endNs = 10;
             i.name = b.intern("work");
             b.addInterval(t, i);
         }
-        b.addCounterSample(counterA, {5, 1.0});
+        b.addCounterSample(counterA, { 5, 1.0 });
         b.finish();
     }
     storage::MemoryTrace out;
@@ -357,5 +357,5 @@ TEST_CASE("cut: tracks come a root's subtree at a time, as from a run of shards"
     std::vector<std::string> order;
     for (const auto& t : out.resources().tracks())
         order.push_back(t.name);
-    CHECK(order == std::vector<std::string>{"A", "a1", "a-counter", "B", "b1"});
+    CHECK(order == std::vector<std::string> { "A", "a1", "a-counter", "B", "b1" });
 }

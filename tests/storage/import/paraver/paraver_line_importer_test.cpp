@@ -4,7 +4,6 @@
 // file; a share makes only its nodes' tracks, and a record of another node is refused.
 
 #include "storage/import/paraver/paraver_importer.h"
-
 #include "storage/store/input_error.h"
 #include "storage/store/memory_trace.h"
 
@@ -37,7 +36,7 @@ const std::vector<std::string> kLines = {
     "2:2:1:2:1:50:60000019:0",
     "2:1:1:1:1:60:42000050:123",
 };
-const std::vector<int> kNode = {-1, 0, 0, 0, 1, 1, 0, 1, 1, 0};  // share of each line
+const std::vector<int> kNode = { -1, 0, 0, 0, 1, 1, 0, 1, 1, 0 };  // share of each line
 
 struct Trace
 {
@@ -48,8 +47,9 @@ struct Trace
         std::ofstream out(prv);
         for (const std::string& line : kLines)
             out << line << '\n';
-        std::ofstream(dir / "two_nodes.pcf") << "STATES\n1    Running\n\nEVENT_TYPE\n0    60000019    User function\n"
-                                                "VALUES\n0   End\n1   solve\n";
+        std::ofstream(dir / "two_nodes.pcf")
+            << "STATES\n1    Running\n\nEVENT_TYPE\n0    60000019    User function\n"
+               "VALUES\n0   End\n1   solve\n";
     }
 };
 
@@ -63,10 +63,10 @@ std::uint64_t eventsOf(const storage::MemoryTrace& trace)
     return n;
 }
 
-} // namespace
+}  // namespace
 
-TEST_CASE("Paraver split by node: two shares fed line by line equal the whole import", "[paraver]")
-{
+TEST_CASE(
+    "Paraver split by node: two shares fed line by line equal the whole import", "[paraver]") {
     Trace trace;
     storage::MemoryTrace whole;
     const storage::ParaverImportStats all = storage::importParaver(trace.prv, whole);
@@ -78,25 +78,30 @@ TEST_CASE("Paraver split by node: two shares fed line by line equal the whole im
         storage::ParaverImportOptions options;
         options.firstRoot = node;
         options.endRoot = node + 1;
-        shares.push_back(std::make_unique<storage::ParaverLineImporter>(trace.prv, sinks[node], options));
+        shares.push_back(
+            std::make_unique<storage::ParaverLineImporter>(trace.prv, sinks[node], options));
         shares.back()->line(kLines[0], 1);
     }
     for (std::size_t i = 1; i < kLines.size(); ++i)
         shares[static_cast<std::size_t>(kNode[i])]->line(kLines[i], i + 1);
     const model::TimeNs endNs =
-        std::max({shares[0]->header()->endNs, shares[0]->maxTimeNs(), shares[1]->maxTimeNs()});
-    const std::vector<storage::ParaverImportStats> parts = {shares[0]->finish(endNs), shares[1]->finish(endNs)};
-    const storage::ParaverImportStats merged = storage::mergeParaverShares(parts, kLines.size(), all.bytes);
+        std::max({ shares[0]->header()->endNs, shares[0]->maxTimeNs(), shares[1]->maxTimeNs() });
+    const std::vector<storage::ParaverImportStats> parts = { shares[0]->finish(endNs),
+        shares[1]->finish(endNs) };
+    const storage::ParaverImportStats merged =
+        storage::mergeParaverShares(parts, kLines.size(), all.bytes);
 
     CHECK(merged.warnings == all.warnings);
     CHECK(merged.lines == all.lines);
     CHECK(merged.endNs == all.endNs);
-    forEachParaverCount(merged, [&, i = std::size_t(0)](const char* name, const std::uint64_t& v) mutable {
-        std::vector<std::uint64_t> expected;
-        forEachParaverCount(all, [&](const char*, const std::uint64_t& e) { expected.push_back(e); });
-        INFO(name);
-        CHECK(v == expected[i++]);
-    });
+    forEachParaverCount(
+        merged, [&, i = std::size_t(0)](const char* name, const std::uint64_t& v) mutable {
+            std::vector<std::uint64_t> expected;
+            forEachParaverCount(
+                all, [&](const char*, const std::uint64_t& e) { expected.push_back(e); });
+            INFO(name);
+            CHECK(v == expected[i++]);
+        });
     // Each share holds its node's subtree only, and together they hold every event.
     CHECK(sinks[0].resources().size() == 4);  // node 1 > task 1.1 > thread 1.1.1 > counter
     CHECK(sinks[1].resources().size() == 4);  // node 2 > task 1.2 > 2 threads
@@ -104,8 +109,7 @@ TEST_CASE("Paraver split by node: two shares fed line by line equal the whole im
     CHECK(eventsOf(sinks[0]) + eventsOf(sinks[1]) == eventsOf(whole));
 }
 
-TEST_CASE("Paraver split by node: a share refuses a record of another node", "[paraver]")
-{
+TEST_CASE("Paraver split by node: a share refuses a record of another node", "[paraver]") {
     Trace trace;
     storage::MemoryTrace sink;
     storage::ParaverImportOptions options;
@@ -116,5 +120,5 @@ TEST_CASE("Paraver split by node: a share refuses a record of another node", "[p
     CHECK_THROWS_AS(share.line(kLines[4], 5), std::logic_error);
     // A thread the header does not declare stays the user's error, with its line.
     CHECK_THROWS_WITH(share.line("1:1:1:3:1:0:10:1", 11),
-                      Catch::Contains("two_nodes.prv: line 11: expected a thread declared in the header"));
+        Catch::Contains("two_nodes.prv: line 11: expected a thread declared in the header"));
 }
