@@ -478,7 +478,7 @@ ParaverRootMap::ParaverRootMap(const ParaverHeader& header)
 
 ParaverLineImporter::ParaverLineImporter(
     const std::filesystem::path& prv, TraceSink& sink, const ParaverImportOptions& options)
-    : m_importer(std::make_unique<Importer>(prv, sink, options, ProgressFn()))
+    : m_importer(std::make_unique<Importer>(prv, sink, options, m_noProgress))
 {
     m_importer->start();
 }

@@ -193,6 +193,7 @@ public:
     ParaverImportStats finish(model::TimeNs endNs);
 
 private:
+    ProgressFn m_noProgress;  ///< the importer keeps a reference: none, for its whole life
     std::unique_ptr<paraver_detail::Importer> m_importer;
 };
 
