@@ -10,6 +10,9 @@ namespace strata::app::mpi {
 
 namespace {
 
+/// The tag of exchange()'s messages (mpi_progress.cpp's progress messages have their own).
+constexpr int kExchangeTag = 0x5717;
+
 std::int64_t reduce(std::int64_t v, MPI_Op op)
 {
     std::int64_t out = 0;
@@ -75,39 +78,38 @@ std::vector<std::string> Comm::exchange(const std::vector<std::string>& out) con
     const auto ranks = static_cast<std::size_t>(m_size);
     std::vector<std::int64_t> outSizes(ranks);
     std::vector<std::int64_t> inSizes(ranks);
-    std::size_t myRounds = 0;
-    const MessagePieces pieces(maxMessageBytes(), m_size);
-    for (std::size_t i = 0; i < ranks; ++i) {
-        outSizes[i] = static_cast<std::int64_t>(out.at(i).size());
-        myRounds = std::max(myRounds, pieces.rounds(out[i].size()));
-    }
-    MPI_Alltoall(outSizes.data(), 1, MPI_INT64_T, inSizes.data(), 1, MPI_INT64_T, MPI_COMM_WORLD);
-    std::vector<std::string> in(ranks);
     for (std::size_t i = 0; i < ranks; ++i)
+        outSizes[i] = static_cast<std::int64_t>(out.at(i).size());
+    MPI_Alltoall(outSizes.data(), 1, MPI_INT64_T, inSizes.data(), 1, MPI_INT64_T, MPI_COMM_WORLD);
+    // Point to point, straight from and into each rank's string (no packing), each in
+    // pieces of at most the largest message; pieces of one pair arrive in order.
+    std::vector<std::string> in(ranks);
+    std::vector<MPI_Request> requests;
+    const MessagePieces pieces(maxMessageBytes(), 1);
+    for (std::size_t i = 0; i < ranks; ++i) {
         in[i].resize(static_cast<std::size_t>(inSizes[i]));
-    const auto rounds = static_cast<std::size_t>(max(static_cast<std::int64_t>(myRounds)));
-    std::vector<int> sendCounts(ranks), sendOffsets(ranks), recvCounts(ranks), recvOffsets(ranks);
-    std::string sending;
-    std::string received;
-    for (std::size_t r = 0; r < rounds; ++r) {
-        sending.clear();
-        int receivedTotal = 0;
-        for (std::size_t i = 0; i < ranks; ++i) {
-            sendOffsets[i] = static_cast<int>(sending.size());
-            sendCounts[i] = static_cast<int>(pieces.count(out[i].size(), r));
-            sending.append(
-                out[i], pieces.offset(out[i].size(), r), static_cast<std::size_t>(sendCounts[i]));
-            recvOffsets[i] = receivedTotal;
-            recvCounts[i] = static_cast<int>(pieces.count(in[i].size(), r));
-            receivedTotal += recvCounts[i];
+        if (i == static_cast<std::size_t>(m_rank)) {
+            in[i] = out[i];
+            continue;
         }
-        received.resize(static_cast<std::size_t>(receivedTotal));
-        MPI_Alltoallv(sending.data(), sendCounts.data(), sendOffsets.data(), MPI_CHAR,
-            received.data(), recvCounts.data(), recvOffsets.data(), MPI_CHAR, MPI_COMM_WORLD);
-        for (std::size_t i = 0; i < ranks; ++i)
-            received.copy(in[i].data() + pieces.offset(in[i].size(), r),
-                static_cast<std::size_t>(recvCounts[i]), static_cast<std::size_t>(recvOffsets[i]));
+        for (std::size_t r = 0; r < pieces.rounds(in[i].size()); ++r) {
+            requests.emplace_back();
+            MPI_Irecv(in[i].data() + pieces.offset(in[i].size(), r),
+                static_cast<int>(pieces.count(in[i].size(), r)), MPI_CHAR, static_cast<int>(i),
+                kExchangeTag, MPI_COMM_WORLD, &requests.back());
+        }
     }
+    for (std::size_t i = 0; i < ranks; ++i) {
+        if (i == static_cast<std::size_t>(m_rank))
+            continue;
+        for (std::size_t r = 0; r < pieces.rounds(out[i].size()); ++r) {
+            requests.emplace_back();
+            MPI_Isend(out[i].data() + pieces.offset(out[i].size(), r),
+                static_cast<int>(pieces.count(out[i].size(), r)), MPI_CHAR, static_cast<int>(i),
+                kExchangeTag, MPI_COMM_WORLD, &requests.back());
+        }
+    }
+    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
     return in;
 }
 

@@ -20,6 +20,19 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// Runs `fn`, returning what it threw as an error line ("" when it did not): what a rank
+/// brings to the vote (Comm::firstError, Comm::agree).
+template<typename Fn>
+std::string attempt(Fn fn)
+{
+    try {
+        fn();
+        return {};
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
 class Comm
 {
 public:

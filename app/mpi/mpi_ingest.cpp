@@ -25,18 +25,6 @@ namespace strata::app::mpi {
 
 namespace {
 
-/// Runs `fn`, returning what it threw as an error line ("" when it did not).
-template<typename Fn>
-std::string attempt(Fn fn)
-{
-    try {
-        fn();
-        return {};
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-}
-
 /// Ends the job after a failure: every rank removes its shard, then rank 0 the shard
 /// folder if that left it empty, and prints the error.
 int fail(const Comm& comm, const std::string& error, const std::filesystem::path& shard,
