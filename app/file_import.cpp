@@ -202,6 +202,8 @@ ImportResult importFile(const std::filesystem::path& input, TraceFormat format,
             importOptions.rank = context.rank;
         importOptions.originNs = context.originNs;
         importOptions.threads = context.scanThreads;
+        if (context.chromePrescans && index < context.chromePrescans->size())
+            importOptions.prescan = (*context.chromePrescans)[index];
         const storage::ImportStats stats = storage::importChromeJson(input, sink, importOptions, progress);
         report.row("events", stats.totalEvents);
         for (const storage::ImportStatRow& row : stats.rows())

@@ -3,6 +3,7 @@
 // read and the anomalies it counted, kept in the store's meta as "import.N.ROW" (the
 // table `strata info` prints) and its warnings returned as "FILE: warning: ..." lines.
 
+#include "storage/import/chrome/chrome_json_importer.h"
 #include "storage/import/common/format_detect.h"
 #include "storage/import/common/kernel_recorder.h"
 #include "storage/import/paraver/paraver_importer.h"
@@ -27,6 +28,10 @@ struct ImportContext
     /// Threads that may scan one file (Chrome JSON): all of the ingest's when its files
     /// are read one after another, 1 when workers read several files at once.
     int scanThreads = 1;
+    /// The Chrome files' pass 1 by trace index, made ahead (prescanTraceFile) so that
+    /// their import reads them once more instead of twice; null, or an entry without
+    /// layout: the import makes its own.
+    const std::vector<storage::ChromePrescan>* chromePrescans = nullptr;
 };
 
 /// What one import tells the ingest besides the events it sent.

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -123,6 +124,74 @@ private:
     bool m_cancelled = false;
 };
 
+/// Workers that take the groups of consecutive files (one group per shard) in turn and
+/// run a job on each file of a group; the first error in input order is the one thrown,
+/// and it stops the other workers.
+class ShardWorkers
+{
+public:
+    using Job = std::function<void(int shard, std::size_t file, const storage::ProgressFn&)>;
+
+    ShardWorkers(int threads, int shards, std::vector<std::size_t> firstFiles,
+        const IngestProgress& progress, std::uint64_t totalBytes)
+        : m_threads(std::min(threads, shards))
+        , m_shards(shards)
+        , m_first(std::move(firstFiles))
+        , m_reading(progress, m_first.back(), totalBytes)
+    {}
+
+    /// Runs `job` on every file, by m_threads workers; returns when all are done.
+    void run(const Job& job)
+    {
+        std::atomic<int> nextShard { 0 };
+        std::atomic<bool> failed { false };
+        std::vector<std::exception_ptr> errors(m_first.back());
+        auto worker = [&] {
+            for (int k = nextShard++; k < m_shards && !failed; k = nextShard++) {
+                for (std::size_t i = m_first[k]; i < m_first[k + 1] && !failed; ++i) {
+                    try {
+                        storage::ProgressFn fileProgress = m_reading.forFile(i);
+                        job(k, i, [&, fileProgress](std::uint64_t done, std::uint64_t total) {
+                            return !failed && (!fileProgress || fileProgress(done, total));
+                        });
+                    } catch (...) {
+                        errors[i] = std::current_exception();
+                        failed = true;
+                    }
+                }
+            }
+        };
+        std::vector<std::thread> threads;
+        for (int t = 1; t < m_threads; ++t)
+            threads.emplace_back(worker);
+        worker();
+        for (std::thread& t : threads)
+            t.join();
+        // A real error first; a worker stopped by another's failure reports Cancelled.
+        for (int pass = 0; pass < 2; ++pass) {
+            for (const std::exception_ptr& e : errors) {
+                if (!e)
+                    continue;
+                try {
+                    std::rethrow_exception(e);
+                } catch (const storage::Cancelled&) {
+                    if (pass == 1)
+                        throw;
+                } catch (...) {
+                    if (pass == 0)
+                        throw;
+                }
+            }
+        }
+    }
+
+private:
+    const int m_threads;
+    const int m_shards;
+    const std::vector<std::size_t> m_first;
+    SharedReadProgress m_reading;
+};
+
 } // namespace
 
 IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& progress)
@@ -147,11 +216,18 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
     options.progress = phase(progress, "tiling");
     storage::RunBuilder run(request.output, options);
 
+    // Each Chrome file's pass 1 comes first, so that the ranks agree on time 0 before
+    // any is imported; each import then reads its file once more.
     ImportContext context;
-    context.originNs = ranksOrigin(plan, 0, traces.size());
+    std::vector<storage::ChromePrescan> prescans(traces.size());
+    context.chromePrescans = &prescans;
     std::vector<std::vector<std::string>> warnings(request.inputs.size());
     if (run.shardCount() == 1) {
         context.scanThreads = request.threads;
+        for (std::size_t i = 0; i < traces.size(); ++i)
+            prescans[i] = prescanTraceFile(plan, i, request.threads,
+                phase(progress, "reading " + traces[i].filename().string()));
+        context.originNs = ranksOrigin(plan, prescans);
         storage::StoreBuilder& builder = run.shard(0);
         storage::KernelRecorder recorder(builder);
         storage::TraceSink& sink = joins.empty() ? static_cast<storage::TraceSink&>(builder) : recorder;
@@ -170,51 +246,17 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
                 throw storage::InputError("no events in " + joins[i].string() + ": " + result.noEventsReason);
         }
     } else {
-        // Shards of consecutive files, parsed and tiled by parallel workers; the first
-        // error (in input order) is the one reported, and it stops the other workers.
-        const std::vector<std::size_t> first = groupsBySize(plan.traceSizes, run.shardCount());
-        SharedReadProgress reading(progress, traces.size(), summary.inputBytes);
-        std::atomic<int> nextShard {0};
-        std::atomic<bool> failed {false};
-        std::vector<std::exception_ptr> errors(traces.size());
-        auto worker = [&] {
-            for (int k = nextShard++; k < run.shardCount() && !failed; k = nextShard++) {
-                for (std::size_t i = first[k]; i < first[k + 1] && !failed; ++i) {
-                    try {
-                        storage::ProgressFn fileProgress = reading.forFile(i);
-                        storage::ProgressFn stoppable = [&, fileProgress](std::uint64_t done, std::uint64_t total) {
-                            return !failed && (!fileProgress || fileProgress(done, total));
-                        };
-                        warnings[i] = importTraceFile(plan, i, run.shard(k), run.shard(k), context, stoppable);
-                    } catch (...) {
-                        errors[i] = std::current_exception();
-                        failed = true;
-                    }
-                }
-            }
-        };
-        std::vector<std::thread> workers;
-        for (int t = 1; t < std::min(request.threads, run.shardCount()); ++t)
-            workers.emplace_back(worker);
-        worker();
-        for (std::thread& t : workers)
-            t.join();
-        // A real error first; a worker stopped by another's failure reports Cancelled.
-        for (int pass = 0; pass < 2; ++pass) {
-            for (const std::exception_ptr& e : errors) {
-                if (!e)
-                    continue;
-                try {
-                    std::rethrow_exception(e);
-                } catch (const storage::Cancelled&) {
-                    if (pass == 1)
-                        throw;
-                } catch (...) {
-                    if (pass == 0)
-                        throw;
-                }
-            }
-        }
+        // Shards of consecutive files, parsed and tiled by parallel workers.
+        ShardWorkers workers(request.threads, run.shardCount(),
+            groupsBySize(plan.traceSizes, run.shardCount()), progress, summary.inputBytes);
+        workers.run([&](int, std::size_t i, const storage::ProgressFn& fileProgress) {
+            prescans[i] = prescanTraceFile(plan, i, 1, fileProgress);
+        });
+        context.originNs = ranksOrigin(plan, prescans);
+        workers.run([&](int k, std::size_t i, const storage::ProgressFn& fileProgress) {
+            warnings[i] =
+                importTraceFile(plan, i, run.shard(k), run.shard(k), context, fileProgress);
+        });
     }
     for (const std::vector<std::string>& lines : warnings)
         summary.warnings.insert(summary.warnings.end(), lines.begin(), lines.end());

@@ -37,16 +37,26 @@ IngestPlan planIngest(const IngestRequest& request)
     return plan;
 }
 
-std::optional<model::TimeNs> ranksOrigin(const IngestPlan& plan, std::size_t first, std::size_t last)
+storage::ChromePrescan prescanTraceFile(
+    const IngestPlan& plan, std::size_t index, int scanThreads, const storage::ProgressFn& progress)
+{
+    const std::filesystem::path& input = plan.traces.at(index);
+    if (plan.formatOf(input) != storage::TraceFormat::Chrome)
+        return {};
+    storage::ChromeImportOptions options;
+    options.threads = scanThreads;
+    return storage::prescanChromeJson(input, options, progress);
+}
+
+std::optional<model::TimeNs> ranksOrigin(
+    const IngestPlan& plan, const std::vector<storage::ChromePrescan>& prescans)
 {
     std::optional<model::TimeNs> origin;
     if (plan.traces.size() < 2)
         return origin;
-    for (std::size_t i = first; i < last; ++i) {
-        if (plan.formatOf(plan.traces[i]) != storage::TraceFormat::Chrome)
-            continue;
-        if (const auto o = storage::chromeTraceOriginNs(plan.traces[i]))
-            origin = origin ? std::min(*origin, *o) : *o;
+    for (const storage::ChromePrescan& prescan : prescans) {
+        if (prescan.originNs)
+            origin = origin ? std::min(*origin, *prescan.originNs) : *prescan.originNs;
     }
     return origin;
 }

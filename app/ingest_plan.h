@@ -33,9 +33,16 @@ IngestRequest ingestRequestFrom(const std::vector<std::string>& args);
 /// Sorts the request's inputs into traces and joins (no check: see checkInputs).
 IngestPlan planIngest(const IngestRequest& request);
 
+/// Pass 1 of trace `index` when it is a Chrome file (scanned by `scanThreads`), made
+/// ahead of its import (ImportContext::chromePrescans) so that the ranks of a run agree on
+/// time 0 before any is imported; an empty prescan for the other formats.
+storage::ChromePrescan prescanTraceFile(const IngestPlan& plan, std::size_t index, int scanThreads,
+    const storage::ProgressFn& progress);
+
 /// Several Chrome files are the ranks of one run, aligned on their earliest absolute
-/// time: the earliest of traces [first, last) of the plan, when the plan has several.
-std::optional<model::TimeNs> ranksOrigin(const IngestPlan& plan, std::size_t first, std::size_t last);
+/// time: the earliest of `prescans` (some of the plan's traces), when the plan has several.
+std::optional<model::TimeNs> ranksOrigin(
+    const IngestPlan& plan, const std::vector<storage::ChromePrescan>& prescans);
 
 /// Trace `index` of the plan into `sink` (`builder` gets its import report); it is rank
 /// `index` when the plan has several. Throws InputError when the file yields no event: an

@@ -71,13 +71,34 @@ int ingestCommand(const Comm& comm, const Args& args)
     const std::size_t end = mine ? first[static_cast<std::size_t>(comm.rank()) + 1] : 0;
     constexpr auto kNone = std::numeric_limits<std::int64_t>::max();
 
+    // Phase 1: each rank makes its Chrome files' pass 1, the ranks agree on time 0, then
+    // each imports its files into its shard, rank 0 showing every rank's reading; or the
+    // ranks share one Paraver file's lines (paraver_split.h).
+    std::uint64_t myBytes = 0;
+    for (std::size_t i = begin; i < end; ++i)
+        myBytes += plan.traceSizes[i];
     ImportContext context;
-    const std::int64_t origin = comm.min(ranksOrigin(plan, begin, end).value_or(kNone));
-    if (origin != kNone)
-        context.originNs = origin;
+    std::vector<storage::ChromePrescan> prescans(plan.traces.size());
+    context.chromePrescans = &prescans;
+    if (!split) {
+        {
+            // Its bar ends before the collectives below; the import's goes on from where it
+            // stopped (a file's pass 1 is its first 30 %).
+            MpiReadProgress scanning(comm, plan.traces.size(), plan.inputBytes, end - begin, myBytes);
+            error = attempt([&] {
+                for (std::size_t i = begin; i < end; ++i)
+                    prescans[i] =
+                        prescanTraceFile(plan, i, request.threads, scanning.forFile(i - begin));
+            });
+            scanning.finish();
+        }
+        if (const std::string failed = comm.firstError(error); !failed.empty())
+            return fail(comm, failed, {}, request.output);
+        const std::int64_t origin = comm.min(ranksOrigin(plan, prescans).value_or(kNone));
+        if (origin != kNone)
+            context.originNs = origin;
+    }
 
-    // Phase 1: each rank imports its files into its shard, rank 0 showing every rank's
-    // reading; or the ranks share one Paraver file's lines (paraver_split.h).
     const std::filesystem::path shard = mine || split
         ? storage::shardTempFile(request.output, comm.rank())
         : std::filesystem::path();
@@ -95,9 +116,6 @@ int ingestCommand(const Comm& comm, const Args& args)
             return fail(comm, e.what(), {}, request.output);
         }
     } else {
-        std::uint64_t myBytes = 0;
-        for (std::size_t i = begin; i < end; ++i)
-            myBytes += plan.traceSizes[i];
         MpiReadProgress progress(comm, plan.traces.size(), plan.inputBytes, end - begin, myBytes);
         error = attempt([&] {
             if (!mine)

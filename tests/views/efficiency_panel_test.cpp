@@ -36,8 +36,12 @@ std::filesystem::path ddpStore(const test::TempDir& dir)
         origin = origin ? std::min(*origin, *o) : *o;
     }
     storage::StoreBuilder builder(path);
-    for (int r = 0; r < 4; ++r)
-        storage::importChromeJson(inputs[static_cast<std::size_t>(r)], builder, {r, origin});
+    for (int r = 0; r < 4; ++r) {
+        storage::ChromeImportOptions options;
+        options.rank = r;
+        options.originNs = origin;
+        storage::importChromeJson(inputs[static_cast<std::size_t>(r)], builder, options);
+    }
     builder.finish();
     return path;
 }

@@ -67,16 +67,10 @@ ImportStats importChromeJson(const std::filesystem::path& path, TraceSink& sink,
     const std::string fileName = path.string();
     ImportStats stats;
 
-    // Pass 1: the layout.
-    ChromeLayout layout;
-    {
-        GzipReader input(path, true);
-        ChromeEventReader reader(input, fileName, true);
-        reader.setScanThreads(options.threads);
-        ProgressReporter reporter(progress, input, 1);
-        layout = preScan(reader, [&] { reporter.tick(); });
-        reporter.report(input.fileSizeBytes());
-    }
+    // Pass 1: the layout (a copy of the one made ahead: pass 2 writes into its own).
+    ChromeLayout layout = options.prescan.layout
+        ? *options.prescan.layout
+        : *prescanChromeJson(path, options, progress).layout;
     const std::optional<std::int64_t> rank =
         options.rank >= 0 ? std::optional<std::int64_t>(options.rank) : layout.rank;
     layout.finalize(rank);
@@ -125,14 +119,25 @@ ImportStats importChromeJson(const std::filesystem::path& path, TraceSink& sink,
     return stats;
 }
 
-std::optional<model::TimeNs> chromeTraceOriginNs(const std::filesystem::path& path)
+ChromePrescan prescanChromeJson(const std::filesystem::path& path,
+    const ChromeImportOptions& options, const ProgressFn& progress)
 {
     GzipReader input(path, true);
     ChromeEventReader reader(input, path.string(), true);
-    ChromeLayout layout = preScan(reader, [] {});
-    if (layout.minTsNs == kNoTime)
-        return std::nullopt;
-    return layout.baseTimeNs.value_or(0) + layout.minTsNs;
+    reader.setScanThreads(options.threads);
+    ProgressReporter reporter(progress, input, 1);
+    auto layout = std::make_shared<ChromeLayout>(preScan(reader, [&] { reporter.tick(); }));
+    reporter.report(input.fileSizeBytes());
+    ChromePrescan prescan;
+    if (layout->minTsNs != kNoTime)
+        prescan.originNs = layout->baseTimeNs.value_or(0) + layout->minTsNs;
+    prescan.layout = std::move(layout);
+    return prescan;
+}
+
+std::optional<model::TimeNs> chromeTraceOriginNs(const std::filesystem::path& path)
+{
+    return prescanChromeJson(path).originNs;
 }
 
 std::uint64_t ImportStats::phase(std::string_view ph) const
