@@ -20,6 +20,18 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 mpirun="mpirun --allow-run-as-root --oversubscribe"
 median() { sort -g | sed -n 2p; }
+# Wall seconds of a command, the median of 3 runs; `fresh` (a folder) is emptied before each.
+median3() {
+    fresh=$1
+    shift
+    for i in 1 2 3; do
+        [ -z "$fresh" ] || { rm -rf "$fresh" && mkdir "$fresh"; }
+        start=$(date +%s.%N)
+        "$@" 2>/dev/null
+        end=$(date +%s.%N)
+        awk "BEGIN { print $end - $start }"
+    done | median
+}
 if [ "$events" -gt 0 ]; then
 files=""
 for k in $(seq 0 15); do
@@ -29,12 +41,7 @@ done
 bytes=$(cat $files | wc -c)
 echo "input: 16 files, 64 ranks, $((bytes / 1000000)) MB"
 for n in 1 2; do
-    for i in 1 2 3; do
-        start=$(date +%s.%N)
-        $mpirun -n $n "$build/bin/strata-mpi" ingest $files -o "run$n.strata" --threads 1 2>/dev/null
-        end=$(date +%s.%N)
-        awk "BEGIN { print $end - $start }"
-    done | median > "ingest$n.s"
+    median3 "" $mpirun -n $n "$build/bin/strata-mpi" ingest $files -o "run$n.strata" --threads 1 > "ingest$n.s"
     echo "ingest with $n rank(s): $(cat ingest$n.s) s (median of 3), $(awk "BEGIN { printf \"%.1f\", $bytes / $(cat ingest$n.s) / 1e6 }") MB/s"
 done
 echo "speedup 2 ranks / 1 rank: $(awk "BEGIN { printf \"%.2f\", $(cat ingest1.s) / $(cat ingest2.s) }")"
@@ -72,13 +79,7 @@ fi
 bytes=$(wc -c < big.prv)
 echo "one .prv: 64 ranks on 16 nodes, $((bytes / 1000000)) MB"
 for n in 1 2; do
-    for i in 1 2 3; do
-        rm -rf prv$n && mkdir prv$n
-        start=$(date +%s.%N)
-        $mpirun -n $n "$build/bin/strata-mpi" ingest big.prv -o "prv$n/run.strata" --threads 1 2>/dev/null
-        end=$(date +%s.%N)
-        awk "BEGIN { print $end - $start }"
-    done | median > "prv$n.s"
+    median3 prv$n $mpirun -n $n "$build/bin/strata-mpi" ingest big.prv -o "prv$n/run.strata" --threads 1 > "prv$n.s"
     echo "one .prv, ingest with $n rank(s): $(cat prv$n.s) s (median of 3), $(awk "BEGIN { printf \"%.1f\", $bytes / $(cat prv$n.s) / 1e6 }") MB/s"
 done
 echo "one .prv, speedup 2 ranks / 1 rank: $(awk "BEGIN { printf \"%.2f\", $(cat prv1.s) / $(cat prv2.s) }")"
