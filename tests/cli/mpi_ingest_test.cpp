@@ -168,6 +168,34 @@ TEST_CASE("strata-mpi ingest splits one synthetic .prv between 2 ranks, equal to
         != std::string::npos);
 }
 
+TEST_CASE("strata-mpi ingest of one .prv keeps two nodes that exchange a message on one rank",
+    "[cli][mpi][paraver]") {
+    test::TempDir dir;
+    const std::string prv = (dir / "four.prv").string();
+    test::runStrataIn(dir.path(), { "synth", "-o", prv, "--events", "60000", "--ranks", "16" });
+    // 16 ranks on 4 nodes, 8 tasks each: a message from task 9 (node 2) to task 17 (node
+    // 3), across the cut that balance alone would make.
+    std::vector<std::string> text = lines(prv);
+    REQUIRE(text.size() > 3000);
+    text.insert(text.begin() + 2999, "3:1:1:9:1:2000000:2000000:1:1:17:1:2100000:2100000:64:7");
+    {
+        std::ofstream out(dir / "talk.prv");
+        for (const std::string& line : text)
+            out << line << '\n';
+    }
+    for (const char* side : { ".pcf", ".row" })
+        std::filesystem::copy_file(
+            std::filesystem::path(prv).replace_extension(side), dir / (std::string("talk") + side));
+    const std::string talk = (dir / "talk.prv").string();
+    // Node 1 on rank 0, nodes 2-4 on rank 1: the message stays inside rank 1's shard.
+    CHECK(checkMpiEqualsSingle({ talk }).find("the file split between them") != std::string::npos);
+    REQUIRE(mpiStrata(dir.path(), { "ingest", talk, "-o", "run.strata" }).exitCode == 0);
+    CHECK(shardCount(dir.path()) == 2);
+    const std::string info = test::runStrataIn(dir.path(), { "info", "run.strata", "--json" });
+    CHECK(info.find("\"tracks\":49,") != std::string::npos);  // 1 node of 49 tracks
+    CHECK(info.find("\"tracks\":147,") != std::string::npos);  // 3 nodes
+}
+
 TEST_CASE("strata-mpi ingest splits one real Extrae .prv between 2 ranks, equal to one process",
     "[cli][mpi][paraver][real]") {
     const auto gz = test::realTrace("public/paraver-pypop/epoch_example_traces/epoch_4proc.prv.gz");
