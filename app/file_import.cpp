@@ -21,8 +21,8 @@ using storage::TraceFormat;
 class ImportReport
 {
 public:
-    ImportReport(storage::StoreBuilder& builder, std::size_t index, const std::filesystem::path& input,
-                 TraceFormat format)
+    ImportReport(storage::TraceSink& builder, std::size_t index, const std::filesystem::path& input,
+        TraceFormat format)
         : m_builder(builder)
         , m_prefix("import." + std::to_string(index) + ".")
         , m_input(input.string())
@@ -58,12 +58,30 @@ public:
     }
 
 private:
-    storage::StoreBuilder& m_builder;
+    storage::TraceSink& m_builder;
     std::string m_prefix;
     std::string m_input;
     std::vector<std::string> m_warnings;
     std::string m_lastWarning;
 };
+
+/// The rows of a Paraver import (one file's, or the merged shares of one split across
+/// ranks by strata-mpi).
+void reportParaver(ImportReport& report, const storage::ParaverImportStats& stats)
+{
+    for (const auto& [name, value] :
+        { std::pair<std::string_view, std::uint64_t> { "lines", stats.lines },
+            { "states", stats.states }, { "event_lines", stats.eventLines },
+            { "event_pairs", stats.eventPairs }, { "communications", stats.communications },
+            { "intervals", stats.intervals }, { "instants", stats.instants },
+            { "counter_samples", stats.counterSamples }, { "flows", stats.flows },
+            { "unmatched_ends", stats.unmatchedEnds }, { "unclosed_begins", stats.unclosedBegins },
+            { "ends_before_begin", stats.endsBeforeBegin },
+            { "depth_overflows", stats.depthOverflows },
+            { "truncated", stats.truncated ? 1u : 0u } })
+        report.row(name, value);
+    report.warnings(stats.warnings);
+}
 
 /// Why a Chrome import sent no event, from its counts: the cut-off point of a truncated
 /// file, an empty traceEvents, only metadata, or what dropped every event.
@@ -143,19 +161,7 @@ ImportResult importFile(const std::filesystem::path& input, TraceFormat format,
             report.row(name, value);
         report.warnings(stats.warnings);
     } else if (format == TraceFormat::Paraver) {
-        const storage::ParaverImportStats stats = storage::importParaver(input, sink, progress);
-        for (const auto& [name, value] : {std::pair<std::string_view, std::uint64_t>{"lines", stats.lines},
-                                          {"states", stats.states}, {"event_lines", stats.eventLines},
-                                          {"event_pairs", stats.eventPairs}, {"communications", stats.communications},
-                                          {"intervals", stats.intervals}, {"instants", stats.instants},
-                                          {"counter_samples", stats.counterSamples}, {"flows", stats.flows},
-                                          {"unmatched_ends", stats.unmatchedEnds},
-                                          {"unclosed_begins", stats.unclosedBegins},
-                                          {"ends_before_begin", stats.endsBeforeBegin},
-                                          {"depth_overflows", stats.depthOverflows},
-                                          {"truncated", stats.truncated ? 1u : 0u}})
-            report.row(name, value);
-        report.warnings(stats.warnings);
+        reportParaver(report, storage::importParaver(input, sink, progress));
     } else if (format == TraceFormat::Otf2) {
         const storage::Otf2ImportStats stats = storage::importOtf2(input, sink, progress);
         for (const auto& [name, value] :
@@ -205,6 +211,14 @@ ImportResult importFile(const std::filesystem::path& input, TraceFormat format,
         report.warnings(stats.warnings);
         return report.take(chromeNoEventsReason(stats));
     }
+    return report.take({});
+}
+
+ImportResult reportParaverImport(const storage::ParaverImportStats& stats,
+    const std::filesystem::path& input, storage::TraceSink& sink, std::size_t index)
+{
+    ImportReport report(sink, index, input, TraceFormat::Paraver);
+    reportParaver(report, stats);
     return report.take({});
 }
 

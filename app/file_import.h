@@ -6,6 +6,7 @@
 #include "storage/import/chrome/chrome_json_importer.h"
 #include "storage/import/common/format_detect.h"
 #include "storage/import/common/kernel_recorder.h"
+#include "storage/import/paraver/paraver_importer.h"
 #include "storage/store/progress.h"
 #include "storage/store/store_builder.h"
 
@@ -47,6 +48,11 @@ struct ImportResult
 ImportResult importFile(const std::filesystem::path& input, storage::TraceFormat format,
     storage::TraceSink& sink, storage::StoreBuilder& builder, std::size_t index,
     const ImportContext& context, const storage::ProgressFn& progress);
+
+/// The import report of Paraver file `input` whose import `stats` sums up (importFile's
+/// for a file that strata-mpi split across ranks) into `sink`'s meta under "import.INDEX.".
+ImportResult reportParaverImport(const storage::ParaverImportStats& stats,
+    const std::filesystem::path& input, storage::TraceSink& sink, std::size_t index);
 
 /// The formats that join to traces ingested with them (imported after them).
 bool joinsToTraces(storage::TraceFormat format);

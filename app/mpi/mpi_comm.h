@@ -1,7 +1,9 @@
 #pragma once
 // The few collectives `strata-mpi` needs, over MPI_COMM_WORLD, with strings and the
 // "did anyone fail" vote that keeps every rank on the same path (a rank that returns
-// early while others wait in a collective would hang the job).
+// early while others wait in a collective would hang the job). Strings of any size: they
+// move in rounds of pieces whose counts and displacements fit MPI's `int`
+// (message_pieces.h).
 
 #include <cstdint>
 #include <limits>
@@ -18,6 +20,19 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// Runs `fn`, returning what it threw as an error line ("" when it did not): what a rank
+/// brings to the vote (Comm::firstError, Comm::agree).
+template<typename Fn>
+std::string attempt(Fn fn)
+{
+    try {
+        fn();
+        return {};
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
 class Comm
 {
 public:
@@ -30,6 +45,9 @@ public:
     std::string broadcast(const std::string& text) const;
     /// Every rank's `text`, in rank order, on rank 0 (empty elsewhere).
     std::vector<std::string> gather(const std::string& text) const;
+    /// All to all: `out[r]` (one string per rank) goes to rank r; returns what each rank
+    /// sent to this one, in rank order.
+    std::vector<std::string> exchange(const std::vector<std::string>& out) const;
     /// The first non-empty `error` in rank order, on every rank ("" when none failed).
     std::string firstError(const std::string& error) const;
     /// Throws AgreedError(firstError(error)) on every rank when any rank failed.
@@ -37,6 +55,10 @@ public:
     std::int64_t min(std::int64_t v) const;
     std::int64_t max(std::int64_t v) const;
     std::int64_t sum(std::int64_t v) const;
+    /// Element-wise sum over the ranks, on every rank (`v` the same length on each).
+    std::vector<std::int64_t> sum(std::vector<std::int64_t> v) const;
+    /// Every rank's `v`, in rank order, on every rank.
+    std::vector<std::int64_t> allgather(std::int64_t v) const;
     void barrier() const;
 
 private:

@@ -10,6 +10,7 @@
 #include "app/mpi/mpi_comm.h"
 #include "app/mpi/mpi_commands.h"
 #include "app/mpi/mpi_progress.h"
+#include "app/mpi/paraver_split.h"
 #include "app/output_guard.h"
 #include "storage/store/input_error.h"
 #include "storage/store/run_builder.h"
@@ -18,22 +19,11 @@
 #include <chrono>
 #include <cstdio>
 #include <limits>
+#include <map>
 
 namespace strata::app::mpi {
 
 namespace {
-
-/// Runs `fn`, returning what it threw as an error line ("" when it did not).
-template<typename Fn>
-std::string attempt(Fn fn)
-{
-    try {
-        fn();
-        return {};
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-}
 
 /// Ends the job after a failure: every rank removes its shard, then rank 0 the shard
 /// folder if that left it empty, and prints the error.
@@ -73,6 +63,7 @@ int ingestCommand(const Comm& comm, const Args& args)
     if (!error.empty())
         return fail(comm, error, {}, request.output);
 
+    const bool split = splitsParaver(comm, plan);
     const int groups = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(comm.size()), plan.traces.size()));
     const std::vector<std::size_t> first = groupsBySize(plan.traceSizes, groups);
     const bool mine = comm.rank() < groups;
@@ -81,50 +72,68 @@ int ingestCommand(const Comm& comm, const Args& args)
     constexpr auto kNone = std::numeric_limits<std::int64_t>::max();
 
     // Phase 1: each rank makes its Chrome files' pass 1, the ranks agree on time 0, then
-    // each imports its files into its shard, rank 0 showing every rank's reading.
+    // each imports its files into its shard, rank 0 showing every rank's reading; or the
+    // ranks share one Paraver file's lines (paraver_split.h).
     std::uint64_t myBytes = 0;
     for (std::size_t i = begin; i < end; ++i)
         myBytes += plan.traceSizes[i];
     ImportContext context;
     std::vector<storage::ChromePrescan> prescans(plan.traces.size());
     context.chromePrescans = &prescans;
-    {
-        // Its bar ends before the collectives below; the import's goes on from where it
-        // stopped (a file's pass 1 is its first 30 %).
-        MpiReadProgress scanning(comm, plan.traces.size(), plan.inputBytes, end - begin, myBytes);
-        error = attempt([&] {
-            for (std::size_t i = begin; i < end; ++i)
-                prescans[i] =
-                    prescanTraceFile(plan, i, request.threads, scanning.forFile(i - begin));
-        });
-        scanning.finish();
+    if (!split) {
+        {
+            // Its bar ends before the collectives below; the import's goes on from where it
+            // stopped (a file's pass 1 is its first 30 %).
+            MpiReadProgress scanning(comm, plan.traces.size(), plan.inputBytes, end - begin, myBytes);
+            error = attempt([&] {
+                for (std::size_t i = begin; i < end; ++i)
+                    prescans[i] =
+                        prescanTraceFile(plan, i, request.threads, scanning.forFile(i - begin));
+            });
+            scanning.finish();
+        }
+        if (const std::string failed = comm.firstError(error); !failed.empty())
+            return fail(comm, failed, {}, request.output);
+        const std::int64_t origin = comm.min(ranksOrigin(plan, prescans).value_or(kNone));
+        if (origin != kNone)
+            context.originNs = origin;
     }
-    if (const std::string failed = comm.firstError(error); !failed.empty())
-        return fail(comm, failed, {}, request.output);
-    const std::int64_t origin = comm.min(ranksOrigin(plan, prescans).value_or(kNone));
-    if (origin != kNone)
-        context.originNs = origin;
-    MpiReadProgress progress(comm, plan.traces.size(), plan.inputBytes, end - begin, myBytes);
 
-    const std::filesystem::path shard = mine ? storage::shardTempFile(request.output, comm.rank()) : std::filesystem::path();
+    const std::filesystem::path shard = mine || split
+        ? storage::shardTempFile(request.output, comm.rank())
+        : std::filesystem::path();
     std::unique_ptr<storage::StoreBuilder> builder;
     std::string warnings;
-    error = attempt([&] {
-        if (!mine)
-            return;
-        storage::StoreBuildOptions options;
-        options.threads = request.threads;
-        builder = std::make_unique<storage::StoreBuilder>(shard, options);
-        for (std::size_t i = begin; i < end; ++i) {
-            for (const std::string& line :
-                importTraceFile(plan, i, *builder, *builder, context, progress.forFile(i - begin)))
+    std::map<std::string, std::string> report;
+    if (split) {
+        try {
+            ParaverShare share = importParaverSplit(comm, plan, shard);
+            builder = std::move(share.builder);
+            report = std::move(share.report);
+            for (const std::string& line : share.warnings)
                 warnings += line + "\n";
+        } catch (const AgreedError& e) {
+            return fail(comm, e.what(), {}, request.output);
         }
-    });
-    progress.finish();
-    if (const std::string failed = comm.firstError(error); !failed.empty()) {
-        builder.reset();  // removes its temporary file before the folder goes
-        return fail(comm, failed, {}, request.output);
+    } else {
+        MpiReadProgress progress(comm, plan.traces.size(), plan.inputBytes, end - begin, myBytes);
+        error = attempt([&] {
+            if (!mine)
+                return;
+            storage::StoreBuildOptions options;
+            options.threads = request.threads;
+            builder = std::make_unique<storage::StoreBuilder>(shard, options);
+            for (std::size_t i = begin; i < end; ++i) {
+                for (const std::string& line : importTraceFile(
+                         plan, i, *builder, *builder, context, progress.forFile(i - begin)))
+                    warnings += line + "\n";
+            }
+        });
+        progress.finish();
+        if (const std::string failed = comm.firstError(error); !failed.empty()) {
+            builder.reset();  // removes its temporary file before the folder goes
+            return fail(comm, failed, {}, request.output);
+        }
     }
     for (const std::string& lines : comm.gather(warnings))
         std::fputs(lines.c_str(), stderr);
@@ -145,7 +154,7 @@ int ingestCommand(const Comm& comm, const Args& args)
         return fail(comm, failed, shard, request.output);
 
     // Phase 3: rank 0 publishes the shards, in rank order (= the files' order).
-    const std::vector<std::string> files = comm.gather(shard.string());
+    const std::vector<std::string> files = comm.gather(builder ? shard.string() : std::string());
     error = comm.broadcast(comm.root() ? attempt([&] {
         std::vector<std::filesystem::path> shards;
         for (const std::string& f : files) {
@@ -155,8 +164,9 @@ int ingestCommand(const Comm& comm, const Args& args)
         std::string sources;
         for (const auto& input : plan.traces)
             sources += (sources.empty() ? "" : ";") + input.string();
-        storage::publishRun(request.output, shards,
-                            {{"source", sources}, {"source_signature", sourceSignature(request.inputs)}});
+        report["source"] = sources;
+        report["source_signature"] = sourceSignature(request.inputs);
+        storage::publishRun(request.output, shards, report);
     })
                                        : std::string());
     if (!error.empty())
@@ -166,7 +176,8 @@ int ingestCommand(const Comm& comm, const Args& args)
         summary.events = static_cast<std::uint64_t>(events);
         summary.inputBytes = plan.inputBytes;
         summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        std::fprintf(stderr, "%s on %d ranks\n", summaryLine(request, summary).c_str(), comm.size());
+        std::fprintf(stderr, "%s on %d ranks%s\n", summaryLine(request, summary).c_str(),
+            comm.size(), split ? ", the file split between them" : "");
     }
     return kExitOk;
 }

@@ -163,7 +163,7 @@ public:
     {
         selectTracks();
         copyMeta();
-        for (TrackId id = 0; id < m_matched.size(); ++id) {
+        for (const TrackId id : m_order) {
             if (!m_matched[id])
                 continue;
             m_trackPath = m_store.resources().path(id);
@@ -173,7 +173,7 @@ public:
             cutStackSamples(id);
         }
         // Flows last: whether their target end survives needs the target's intervals.
-        for (TrackId id = 0; id < m_matched.size(); ++id) {
+        for (const TrackId id : m_order) {
             if (m_matched[id])
                 cutFlows(id);
         }
@@ -216,8 +216,21 @@ private:
                     keep[t] = true;
             }
         }
-        m_newId.assign(tree.size(), model::kNoTrack);
+        // Root by root (a resource subtree at a time), in id order within one: the order of
+        // a run of shards (run_manifest.h), whose shards hold whole subtrees, and of a
+        // single store of the same trace alike, however its importer interleaved the
+        // subtrees' tracks (Paraver counter tracks come as their first sample does).
+        std::vector<TrackId> rootOf(tree.size());
+        m_order.resize(tree.size());
         for (TrackId id = 0; id < tree.size(); ++id) {  // parents have smaller ids
+            const TrackId parent = tree.track(id).parent;
+            rootOf[id] = parent == model::kNoTrack ? id : rootOf[parent];
+            m_order[id] = id;
+        }
+        std::stable_sort(m_order.begin(), m_order.end(),
+            [&](TrackId a, TrackId b) { return rootOf[a] < rootOf[b]; });
+        m_newId.assign(tree.size(), model::kNoTrack);
+        for (const TrackId id : m_order) {  // parents before their children
             if (!keep[id])
                 continue;
             const model::TrackInfo& t = tree.track(id);
@@ -511,6 +524,7 @@ private:
     TimeRange m_window;
     CutStats m_stats;
     std::vector<bool> m_matched;  ///< source track -> its events are kept
+    std::vector<TrackId> m_order;  ///< the source tracks in the order they are cut
     std::vector<TrackId> m_newId;  ///< source track -> sink track (kNoTrack: dropped)
     std::vector<model::StringId> m_stringMap;
     std::vector<std::pair<model::StackId, model::StringId>> m_frames;

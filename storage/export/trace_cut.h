@@ -31,9 +31,10 @@
 //     cut_tracks, cut_filter and cut_rebased. With `rebase`, every time is shifted by
 //     -T0 and "origin_ns" (absolute time of time 0) by +T0, so absolute times are
 //     unchanged.
-// Events reach the sink track by track, each kind in time order ((start, seq) for
-// intervals, so equal starts keep their order); flows come last, once every track's
-// intervals are known.
+// Tracks reach the sink a root's subtree at a time (in id order within one), so that a
+// run of shards and a single store of one trace cut alike. Events reach the sink track
+// by track, each kind in time order ((start, seq) for intervals, so equal starts keep
+// their order); flows come last, once every track's intervals are known.
 //
 // Streaming: exact tiles are read one at a time through StoreReader::readTile (not the
 // cache); at most one decoded tile per interval duration band is held while the bands

@@ -1,33 +1,39 @@
 // `mpirun -n 2 strata-mpi ingest` and `variability` (issue 17): the distributed ingest
 // equals the single-process one (info figures, metrics, a cut byte for byte), the
 // distributed variability report equals `strata variability`, and a rank that fails on a
-// bad input ends the job with exit 1, one error line and no run left.
+// bad input ends the job with exit 1, one error line and no run left. One Paraver .prv is
+// split between the ranks (app/mpi/paraver_split.h), with the same results and errors.
 
 #ifdef STRATA_MPI_BINARY
 
+#include "storage/import/common/gzip_reader.h"
+
 #include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"
-
 #include <catch2/catch.hpp>
 
 #include <fstream>
 #include <iterator>
+#include <regex>
 
 using namespace strata;
 
 namespace {
 
-test::CommandResult mpiStrata(const std::filesystem::path& dir, const std::vector<std::string>& args)
+/// `mpirun -n 2 [mpirunOptions] strata-mpi args...` in `dir`.
+test::CommandResult mpiStrata(const std::filesystem::path& dir,
+    const std::vector<std::string>& args, const std::string& mpirunOptions = {})
 {
     test::RunOptions options;
     options.workDir = dir;
-    options.wrapper = "mpirun --allow-run-as-root --oversubscribe -n 2";
+    options.wrapper = "mpirun --allow-run-as-root --oversubscribe -n 2 " + mpirunOptions;
     return test::runBinary(STRATA_MPI_BINARY, args, options);
 }
 
 /// Ingests `inputs` with 2 MPI ranks into DIR/mpi/run.strata and in one process into
-/// DIR/one/run.strata, and compares what the commands answer.
-void checkMpiEqualsSingle(const std::vector<std::string>& inputs)
+/// DIR/one/run.strata, and compares what the commands answer. Returns strata-mpi's stderr.
+std::string checkMpiEqualsSingle(
+    const std::vector<std::string>& inputs, const std::string& mpirunOptions = {})
 {
     test::TempDir dir;
     for (const char* sub : {"mpi", "one"})
@@ -35,10 +41,11 @@ void checkMpiEqualsSingle(const std::vector<std::string>& inputs)
     std::vector<std::string> args {"ingest"};
     args.insert(args.end(), inputs.begin(), inputs.end());
     args.insert(args.end(), {"-o", "run.strata"});
-    const auto distributed = mpiStrata(dir / "mpi", args);
+    const auto distributed = mpiStrata(dir / "mpi", args, mpirunOptions);
     INFO(distributed.err);
     REQUIRE(distributed.exitCode == 0);
     CHECK(distributed.err.find("on 2 ranks") != std::string::npos);
+    const bool split = distributed.err.find("the file split between them") != std::string::npos;
     auto single = args;
     single.insert(single.end(), {"--shards", "1"});
     test::runStrataIn(dir / "one", single);
@@ -51,18 +58,53 @@ void checkMpiEqualsSingle(const std::vector<std::string>& inputs)
         test::runStrataIn(dir / sub, {"cut", "run.strata", "-o", "cut.json", "--window", "0:50ms"});
     CHECK(test::readFile(dir / "mpi" / "cut.json") == test::readFile(dir / "one" / "cut.json"));
     // Variability across the 2 ranks (each reads its shards, rank 0 merges) equals one
-    // process on the single store, at two levels.
+    // process on the single store, at two levels. A file split by node numbers its tracks
+    // a node's subtree at a time, so there the outliers' track ids are left out.
+    const auto trackIds = [&](std::string report) {
+        return split ? std::regex_replace(report, std::regex("\"track\": [0-9]+"), "\"track\": _") : report;
+    };
     for (const char* level : {"process", "thread"}) {
         const auto distributedReport =
             mpiStrata(dir / "mpi", {"variability", "run.strata", "--json", "--level", level, "--top", "50"});
         CHECK(distributedReport.exitCode == 0);
-        CHECK(distributedReport.out
-              == test::runStrataIn(dir / "one", {"variability", "run.strata", "--json", "--level", level, "--top", "50"}));
+        CHECK(trackIds(distributedReport.out)
+              == trackIds(test::runStrataIn(
+                  dir / "one", {"variability", "run.strata", "--json", "--level", level, "--top", "50"})));
     }
     // strata-mpi info is strata info, on rank 0.
     const auto mpiInfo = mpiStrata(dir / "mpi", {"info", "run.strata", "--json"});
     CHECK(mpiInfo.exitCode == 0);
     CHECK(mpiInfo.out == info);
+    return distributed.err;
+}
+
+/// The shards of a run, from `strata info --json`.
+std::size_t shardCount(const std::filesystem::path& dir)
+{
+    const std::string info = test::runStrataIn(dir, { "info", "run.strata", "--json" });
+    std::size_t n = 0;
+    for (std::size_t at = info.find("\"path\":"); at != std::string::npos;
+         at = info.find("\"path\":", at + 1))
+        ++n;
+    return n;
+}
+
+/// A synthetic Paraver run of 8 ranks on 2 nodes (.prv, .pcf, .row) in `dir`.
+std::string synthParaver(const std::filesystem::path& dir)
+{
+    const std::string prv = (dir / "synth.prv").string();
+    test::runStrataIn(dir, { "synth", "-o", prv, "--events", "60000", "--ranks", "8" });
+    return prv;
+}
+
+/// The lines of a text file.
+std::vector<std::string> lines(const std::filesystem::path& file)
+{
+    std::ifstream in(file);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);)
+        out.push_back(line);
+    return out;
 }
 
 } // namespace
@@ -106,6 +148,125 @@ TEST_CASE("strata-mpi ingest: a rank failing on a bad input ends the job, leavin
         files += e.is_regular_file() ? 1 : 0;
     CHECK(files == 2);
     test::runStrataIn(dir.path(), {"info", "run.strata"});
+}
+
+TEST_CASE("strata-mpi ingest splits one synthetic .prv between 2 ranks, equal to one process",
+    "[cli][mpi][paraver]") {
+    test::TempDir dir;
+    const std::string prv = synthParaver(dir.path());
+    const std::string err = checkMpiEqualsSingle({ prv });
+    CHECK(err.find("on 2 ranks, the file split between them") != std::string::npos);
+    // Each rank built the shard of one node.
+    test::TempDir again;
+    REQUIRE(mpiStrata(again.path(), { "ingest", prv, "-o", "run.strata" }).exitCode == 0);
+    CHECK(shardCount(again.path()) == 2);
+    // Many small chunks (lines cut at every chunk border, many rounds) and messages cut
+    // into 1000-byte pieces give the same run.
+    CHECK(checkMpiEqualsSingle(
+              { prv }, "-x STRATA_MPI_CHUNK_BYTES=65536 -x STRATA_MPI_MAX_MESSAGE=1000")
+              .find("the file split between them")
+        != std::string::npos);
+}
+
+TEST_CASE("strata-mpi ingest of one .prv keeps two nodes that exchange a message on one rank",
+    "[cli][mpi][paraver]") {
+    test::TempDir dir;
+    const std::string prv = (dir / "four.prv").string();
+    test::runStrataIn(dir.path(), { "synth", "-o", prv, "--events", "60000", "--ranks", "16" });
+    // 16 ranks on 4 nodes, 8 tasks each: a message from task 9 (node 2) to task 17 (node
+    // 3), across the cut that balance alone would make.
+    std::vector<std::string> text = lines(prv);
+    REQUIRE(text.size() > 3000);
+    text.insert(text.begin() + 2999, "3:1:1:9:1:2000000:2000000:1:1:17:1:2100000:2100000:64:7");
+    {
+        std::ofstream out(dir / "talk.prv");
+        for (const std::string& line : text)
+            out << line << '\n';
+    }
+    for (const char* side : { ".pcf", ".row" })
+        std::filesystem::copy_file(
+            std::filesystem::path(prv).replace_extension(side), dir / (std::string("talk") + side));
+    const std::string talk = (dir / "talk.prv").string();
+    // Node 1 on rank 0, nodes 2-4 on rank 1: the message stays inside rank 1's shard.
+    CHECK(checkMpiEqualsSingle({ talk }).find("the file split between them") != std::string::npos);
+    REQUIRE(mpiStrata(dir.path(), { "ingest", talk, "-o", "run.strata" }).exitCode == 0);
+    CHECK(shardCount(dir.path()) == 2);
+    const std::string info = test::runStrataIn(dir.path(), { "info", "run.strata", "--json" });
+    CHECK(info.find("\"tracks\":49,") != std::string::npos);  // 1 node of 49 tracks
+    CHECK(info.find("\"tracks\":147,") != std::string::npos);  // 3 nodes
+}
+
+TEST_CASE("strata-mpi ingest splits one real Extrae .prv between 2 ranks, equal to one process",
+    "[cli][mpi][paraver][real]") {
+    const auto gz = test::realTrace("public/paraver-pypop/epoch_example_traces/epoch_4proc.prv.gz");
+    if (gz.empty())
+        return;  // the shared real-trace folder is not here
+    test::TempDir dir;
+    // Uncompressed (a .prv.gz cannot be split), with its .pcf and .row.
+    const auto prv = dir / "epoch_4proc.prv";
+    {
+        storage::GzipReader reader(gz, true);
+        std::ofstream out(prv, std::ios::binary);
+        std::string buffer(std::size_t(1) << 20, '\0');
+        while (const std::size_t got = reader.read(buffer.data(), buffer.size()))
+            out.write(buffer.data(), static_cast<std::streamsize>(got));
+    }
+    for (const char* side : { ".pcf", ".row" })
+        std::filesystem::copy_file(
+            std::filesystem::path(gz).replace_extension("").replace_extension(side),
+            std::filesystem::path(prv).replace_extension(side));
+    // One node, so rank 0 owns every record; rank 1 reads half of the lines and sends them.
+    const std::string err =
+        checkMpiEqualsSingle({ prv.string() }, "-x STRATA_MPI_CHUNK_BYTES=200000");
+    CHECK(err.find("the file split between them") != std::string::npos);
+}
+
+TEST_CASE("strata-mpi ingest of one split .prv: a malformed line in rank 1's range ends the job",
+    "[cli][mpi][paraver][bad]") {
+    test::TempDir dir;
+    const std::string prv = synthParaver(dir.path());
+    // The file is split: a good run has one shard per rank.
+    REQUIRE(mpiStrata(dir.path(), { "ingest", prv, "-o", "good.strata" }).exitCode == 0);
+    const std::string good = test::runStrataIn(dir.path(), { "info", "good.strata", "--json" });
+    CHECK(good.find("shard-0001") != std::string::npos);
+
+    // A bad record three quarters down (rank 1's half of the file), with its .pcf/.row.
+    std::vector<std::string> text = lines(prv);
+    const std::size_t badLine = text.size() * 3 / 4;  // 1-based line number of the bad record
+    text.insert(
+        text.begin() + static_cast<std::ptrdiff_t>(badLine - 1), "2:1:1:1:1:oops:50000001:1");
+    {
+        std::ofstream out(dir / "bad.prv");
+        for (const std::string& line : text)
+            out << line << '\n';
+    }
+    for (const char* side : { ".pcf", ".row" })
+        std::filesystem::copy_file(
+            std::filesystem::path(prv).replace_extension(side), dir / (std::string("bad") + side));
+    const std::string bad = (dir / "bad.prv").string();
+    const auto single = test::runStrata({ "ingest", bad, "-o", (dir / "one.strata").string() });
+    REQUIRE(single.exitCode == 1);
+    const std::string expected =
+        bad + ": line " + std::to_string(badLine) + ": expected time (a number) as field 6";
+    CHECK(single.err.find(expected) != std::string::npos);
+
+    for (const std::string options : { "", "-x STRATA_MPI_CHUNK_BYTES=65536" }) {
+        const auto r = mpiStrata(dir.path(), { "ingest", bad, "-o", "run.strata" }, options);
+        CHECK(r.exitCode == 1);
+        // One line from rank 0: strata ingest's message.
+        CHECK(r.err.find("strata-mpi: " + single.err.substr(std::string("strata: ").size()))
+            != std::string::npos);
+        CHECK(r.err.find("strata-mpi: ", r.err.find("strata-mpi: ") + 1) == std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(dir / "run.strata"));
+        CHECK_FALSE(std::filesystem::exists(dir / "run.strata.d"));
+    }
+    // Over an existing run, which stays as it was.
+    std::filesystem::copy_file(dir / "good.strata", dir / "kept.strata");
+    std::filesystem::copy(dir / "good.strata.d", dir / "kept.strata.d");
+    const std::string manifest = test::readFile(dir / "kept.strata");
+    CHECK(mpiStrata(dir.path(), { "ingest", bad, "-o", "kept.strata" }).exitCode == 1);
+    CHECK(test::readFile(dir / "kept.strata") == manifest);
+    test::runStrataIn(dir.path(), { "info", "kept.strata" });
 }
 
 #endif

@@ -10,12 +10,52 @@
 namespace strata::storage {
 
 namespace paraver_detail {
-ParaverImportStats Importer::run()
+void Importer::start()
 {
     readSideFiles();
     m_stateCategory = m_sink.intern("state");
     m_messageName = m_sink.intern("message");
+}
 
+void Importer::feed(const char* begin, const char* end, std::uint64_t lineNumber)
+{
+    m_lineNumber = lineNumber;
+    if (end > begin && end[-1] == '\r')
+        --end;
+    handleLine(begin, end);
+}
+
+void Importer::feedLast(
+    const char* begin, const char* end, std::uint64_t lineNumber, bool compressedTruncated)
+{
+    // The last line has no newline: a record cut short, or just a missing newline.
+    m_lineNumber = lineNumber;
+    if (end > begin && end[-1] == '\r')
+        --end;
+    const std::string cut = recordsWarning(1, AnomalyEffect::Dropped,
+        compressedTruncated ? "the compressed file ends early, inside this record"
+                            : "the file ends inside this record",
+        m_lineNumber);
+    if (compressedTruncated || !m_headerSeen) {
+        if (!m_headerSeen)
+            handleLine(begin, end);  // a header alone: parse it (errors are real)
+        else {
+            m_stats.truncated = true;
+            m_stats.warnings.push_back(cut);
+        }
+    } else {
+        try {
+            handleLine(begin, end);
+        } catch (const InputError&) {
+            m_stats.truncated = true;
+            m_stats.warnings.push_back(cut);
+        }
+    }
+}
+
+ParaverImportStats Importer::run()
+{
+    start();
     GzipReader reader(m_path, true);
     const std::uint64_t total = reader.fileSizeBytes();
     std::vector<char> buffer(std::size_t(4) << 20);
@@ -35,39 +75,12 @@ ParaverImportStats Importer::run()
             const char* nl = static_cast<const char*>(std::memchr(line, '\n', size_t(end - line)));
             if (!nl)
                 break;
-            ++m_lineNumber;
-            const char* lineEnd = nl;
-            if (lineEnd > line && lineEnd[-1] == '\r')
-                --lineEnd;
-            handleLine(line, lineEnd);
+            feed(line, nl, m_lineNumber + 1);
             line = nl + 1;
         }
         std::size_t rest = std::size_t(end - line);
         if (eof && rest > 0) {
-            // The last line has no newline: a record cut short, or just a missing newline.
-            ++m_lineNumber;
-            const char* lineEnd = end;
-            if (lineEnd > line && lineEnd[-1] == '\r')
-                --lineEnd;
-            const std::string cut = recordsWarning(1, AnomalyEffect::Dropped,
-                reader.truncated() ? "the compressed file ends early, inside this record"
-                                   : "the file ends inside this record",
-                m_lineNumber);
-            if (reader.truncated() || !m_headerSeen) {
-                if (!m_headerSeen)
-                    handleLine(line, lineEnd);  // a header alone: parse it (errors are real)
-                else {
-                    m_stats.truncated = true;
-                    m_stats.warnings.push_back(cut);
-                }
-            } else {
-                try {
-                    handleLine(line, lineEnd);
-                } catch (const InputError&) {
-                    m_stats.truncated = true;
-                    m_stats.warnings.push_back(cut);
-                }
-            }
+            feedLast(line, end, m_lineNumber + 1, reader.truncated());
             rest = 0;
         }
         std::memmove(buffer.data(), line, rest);
@@ -84,7 +97,8 @@ ParaverImportStats Importer::run()
         throw InputError::atLine(m_file, 1, "expected a Paraver header '#Paraver (DATE):...'");
     m_stats.bytes = reader.bytesRead();
     m_stats.lines = m_lineNumber;
-    finish();
+    closeOpenEvents(std::max(m_stats.header.endNs, m_maxTimeNs));
+    addAnomalyWarnings(m_stats);
     return std::move(m_stats);
 }
 
@@ -285,7 +299,7 @@ void Importer::closeOpen(
     if (end < open.startNs) {
         interval.endNs = open.startNs;
         if (m_stats.endsBeforeBegin++ == 0)
-            m_firstEndBeforeBeginLine = m_lineNumber;
+            m_stats.firstEndBeforeBeginLine = m_lineNumber;
     }
     interval.name = open.name;
     interval.category = info.category;
@@ -334,7 +348,7 @@ void Importer::addEventPair(std::uint32_t thread, TimeNs time, std::int64_t type
     } else if (intValue == 0) {
         if (stack.empty()) {
             if (m_stats.unmatchedEnds++ == 0)
-                m_firstUnmatchedEndLine = m_lineNumber;
+                m_stats.firstUnmatchedEndLine = m_lineNumber;
         } else {
             closeOpen(thread, info, stack.back(), time);
             stack.pop_back();
@@ -345,22 +359,21 @@ void Importer::addEventPair(std::uint32_t thread, TimeNs time, std::int64_t type
         closeOpen(thread, info, stack.front(), time);
         stack.erase(stack.begin());
         if (m_stats.depthOverflows++ == 0)
-            m_firstDepthOverflowLine = m_lineNumber;
+            m_stats.firstDepthOverflowLine = m_lineNumber;
     }
     stack.push_back(
         OpenEvent { time, valueName(info, intValue), m_threadSeq[thread]++, m_lineNumber });
 }
 
-void Importer::finish()
+void Importer::closeOpenEvents(TimeNs endNs)
 {
-    m_stats.endNs = std::max(m_stats.header.endNs, m_maxTimeNs);
+    m_stats.endNs = endNs;
     std::vector<std::uint64_t> keys;
     for (const auto& [key, stack] : m_open) {
         if (!stack.empty())
             keys.push_back(key);
     }
     std::sort(keys.begin(), keys.end());
-    std::uint64_t firstUnclosedLine = 0;
     for (std::uint64_t key : keys) {
         const auto thread = std::uint32_t(key >> 40);
         const auto type = std::int64_t(key & ((std::uint64_t(1) << 40) - 1));
@@ -368,29 +381,33 @@ void Importer::finish()
         for (const OpenEvent& open : m_open[key]) {
             closeOpen(thread, info, open, m_stats.endNs);
             ++m_stats.unclosedBegins;
-            if (firstUnclosedLine == 0 || open.line < firstUnclosedLine)
-                firstUnclosedLine = open.line;
+            if (m_stats.firstUnclosedLine == 0 || open.line < m_stats.firstUnclosedLine)
+                m_stats.firstUnclosedLine = open.line;
         }
     }
     m_open.clear();
-    if (m_stats.unmatchedEnds > 0) {
-        m_stats.warnings.push_back(recordsWarning(m_stats.unmatchedEnds, AnomalyEffect::Dropped,
+}
+
+void addAnomalyWarnings(ParaverImportStats& stats)
+{
+    if (stats.unmatchedEnds > 0) {
+        stats.warnings.push_back(recordsWarning(stats.unmatchedEnds, AnomalyEffect::Dropped,
             "event ends (value 0) with no open event of their type on their thread",
-            m_firstUnmatchedEndLine));
+            stats.firstUnmatchedEndLine));
     }
-    if (m_stats.unclosedBegins > 0) {
-        m_stats.warnings.push_back(recordsWarning(m_stats.unclosedBegins, AnomalyEffect::Altered,
-            "events that never end, closed at the trace's end", firstUnclosedLine));
+    if (stats.unclosedBegins > 0) {
+        stats.warnings.push_back(recordsWarning(stats.unclosedBegins, AnomalyEffect::Altered,
+            "events that never end, closed at the trace's end", stats.firstUnclosedLine));
     }
-    if (m_stats.endsBeforeBegin > 0) {
-        m_stats.warnings.push_back(recordsWarning(m_stats.endsBeforeBegin, AnomalyEffect::Altered,
-            "events that end before they begin, made empty", m_firstEndBeforeBeginLine));
+    if (stats.endsBeforeBegin > 0) {
+        stats.warnings.push_back(recordsWarning(stats.endsBeforeBegin, AnomalyEffect::Altered,
+            "events that end before they begin, made empty", stats.firstEndBeforeBeginLine));
     }
-    if (m_stats.depthOverflows > 0) {
-        m_stats.warnings.push_back(recordsWarning(m_stats.depthOverflows, AnomalyEffect::Altered,
+    if (stats.depthOverflows > 0) {
+        stats.warnings.push_back(recordsWarning(stats.depthOverflows, AnomalyEffect::Altered,
             "events closed early, more than " + std::to_string(kMaxOpenDepth)
                 + " open of one type on a thread",
-            m_firstDepthOverflowLine));
+            stats.firstDepthOverflowLine));
     }
 }
 
@@ -447,6 +464,85 @@ Role paraverStateRole(std::string_view name)
                 "freeing", "i/o", "others" }))
         return Role::Runtime;
     return Role::Useful;
+}
+
+ParaverRootMap::ParaverRootMap(const ParaverHeader& header)
+    : m_roots(header.nodes)
+    , m_tasks(header.applications)
+{
+    for (const auto& appl : header.applications) {
+        for (const ParaverTask& task : appl)
+            m_roots = std::max(m_roots, task.node);
+    }
+}
+
+ParaverLineImporter::ParaverLineImporter(
+    const std::filesystem::path& prv, TraceSink& sink, const ParaverImportOptions& options)
+    : m_importer(std::make_unique<Importer>(prv, sink, options, m_noProgress))
+{
+    m_importer->start();
+}
+
+ParaverLineImporter::~ParaverLineImporter() = default;
+
+void ParaverLineImporter::line(std::string_view text, std::uint64_t number)
+{
+    m_importer->feed(text.data(), text.data() + text.size(), number);
+}
+
+void ParaverLineImporter::lastLine(std::string_view text, std::uint64_t number)
+{
+    m_importer->feedLast(text.data(), text.data() + text.size(), number, false);
+}
+
+const ParaverHeader* ParaverLineImporter::header() const
+{
+    return m_importer->headerSeen() ? &m_importer->stats().header : nullptr;
+}
+
+model::TimeNs ParaverLineImporter::maxTimeNs() const
+{
+    return m_importer->maxTimeNs();
+}
+
+ParaverImportStats ParaverLineImporter::finish(model::TimeNs endNs)
+{
+    m_importer->closeOpenEvents(endNs);
+    return std::move(m_importer->stats());
+}
+
+ParaverImportStats mergeParaverShares(
+    const std::vector<ParaverImportStats>& shares, std::uint64_t lines, std::uint64_t bytes)
+{
+    ParaverImportStats total = shares.at(0);
+    total.warnings.clear();
+    forEachParaverCount(total, [](const char*, std::uint64_t& v) { v = 0; });
+    const auto earliest = [](std::uint64_t& line, std::uint64_t other) {
+        if (other > 0 && (line == 0 || other < line))
+            line = other;
+    };
+    for (const ParaverImportStats& share : shares) {
+        // Field by field in the same order on both: add each count of the share.
+        std::vector<std::uint64_t> counts;
+        forEachParaverCount(
+            share, [&](const char*, const std::uint64_t& v) { counts.push_back(v); });
+        std::size_t i = 0;
+        forEachParaverCount(total, [&](const char*, std::uint64_t& v) { v += counts[i++]; });
+        earliest(total.firstUnmatchedEndLine, share.firstUnmatchedEndLine);
+        earliest(total.firstUnclosedLine, share.firstUnclosedLine);
+        earliest(total.firstEndBeforeBeginLine, share.firstEndBeforeBeginLine);
+        earliest(total.firstDepthOverflowLine, share.firstDepthOverflowLine);
+        total.endNs = std::max(total.endNs, share.endNs);
+        total.truncated = total.truncated || share.truncated;
+        for (const std::string& w : share.warnings) {
+            if (std::find(total.warnings.begin(), total.warnings.end(), w) == total.warnings.end())
+                total.warnings.push_back(w);
+        }
+    }
+    total.lines = lines;
+    total.bytes = bytes;
+    addAnomalyWarnings(total);
+    return total;
 }
 
 ParaverImportStats importParaver(

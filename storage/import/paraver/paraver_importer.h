@@ -61,6 +61,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -69,12 +70,20 @@
 namespace strata::storage {
 
 class TraceSink;
+namespace paraver_detail {
+class Importer;
+}
 
 struct ParaverImportOptions
 {
     /// Side files; default: the .prv's stem + ".pcf" / ".row" when they exist.
     std::optional<std::filesystem::path> pcf;
     std::optional<std::filesystem::path> row;
+    /// Only the root tracks (nodes, ParaverRootMap) [firstRoot, endRoot) and the tracks
+    /// under them are made: a process's share of a trace split by node (strata-mpi).
+    /// Records of another node's threads must not reach it (logic_error). -1: to the last.
+    int firstRoot = 0;
+    int endRoot = -1;
 };
 
 struct ParaverImportStats
@@ -106,6 +115,11 @@ struct ParaverImportStats
     std::map<std::int64_t, std::string> stateNames;  ///< from the .pcf
     std::map<std::int64_t, ParaverColor> stateColors;  ///< from the .pcf
     bool truncated = false;  ///< the file ended inside a record: that record was dropped
+    /// The line where each anomaly above was first met (0: never), for its warning.
+    std::uint64_t firstUnmatchedEndLine = 0;
+    std::uint64_t firstUnclosedLine = 0;
+    std::uint64_t firstEndBeforeBeginLine = 0;
+    std::uint64_t firstDepthOverflowLine = 0;
     /// One line each; records dropped or altered read "N records dropped|altered: WHAT
     /// (first at line L)", one line per kind.
     std::vector<std::string> warnings;
@@ -129,5 +143,90 @@ ParaverImportStats importParaver(
     const std::filesystem::path& prv, TraceSink& sink, const ProgressFn& progress = {});
 ParaverImportStats importParaver(const std::filesystem::path& prv, TraceSink& sink,
     const ParaverImportOptions& options, const ProgressFn& progress = {});
+
+/// The root tracks of a Paraver import: its nodes (the header's count, or more when a
+/// task names a higher node), 0-based; every task lies under one.
+class ParaverRootMap
+{
+public:
+    explicit ParaverRootMap(const ParaverHeader& header);
+    int roots() const { return m_roots; }
+    /// The root of a record's appl:task:thread (1-based, as written), -1 when the header
+    /// declares no such thread.
+    int rootOf(std::int64_t appl, std::int64_t task, std::int64_t thread) const
+    {
+        if (appl < 1 || std::size_t(appl) > m_tasks.size())
+            return -1;
+        const auto& tasks = m_tasks[std::size_t(appl - 1)];
+        if (task < 1 || std::size_t(task) > tasks.size())
+            return -1;
+        const ParaverTask& t = tasks[std::size_t(task - 1)];
+        return thread >= 1 && thread <= t.threads ? t.node - 1 : -1;
+    }
+
+private:
+    int m_roots = 0;
+    std::vector<std::vector<ParaverTask>> m_tasks;
+};
+
+/// One process's share of a Paraver trace split at line boundaries (strata-mpi ingest):
+/// the importer of importParaver(), fed lines from outside, in file order, with their
+/// line numbers. Options' firstRoot/endRoot say which nodes this share builds. Errors
+/// (InputError) name the line as importParaver() does.
+class ParaverLineImporter
+{
+public:
+    ParaverLineImporter(
+        const std::filesystem::path& prv, TraceSink& sink, const ParaverImportOptions& options);
+    ~ParaverLineImporter();
+    /// Line `number` without its '\n': the header's line(s) first, then records.
+    void line(std::string_view text, std::uint64_t number);
+    /// The file's last line when no newline ends it.
+    void lastLine(std::string_view text, std::uint64_t number);
+    /// The header, once its line came (null before).
+    const ParaverHeader* header() const;
+    /// The latest time the records fed so far reach, in ns.
+    model::TimeNs maxTimeNs() const;
+    /// Closes the events still open at `endNs` (the whole trace's end: the header's, or
+    /// the latest record time of all shares) and returns this share's stats: its counts,
+    /// and its warnings without the anomaly lines (mergeParaverShares adds those).
+    ParaverImportStats finish(model::TimeNs endNs);
+
+private:
+    ProgressFn m_noProgress;  ///< the importer keeps a reference: none, for its whole life
+    std::unique_ptr<paraver_detail::Importer> m_importer;
+};
+
+/// Calls `f(name, value)` for each count of `stats` that adds up over the shares of a split
+/// trace (records, events made, anomalies), `value` a reference.
+template<typename Stats, typename F>
+void forEachParaverCount(Stats& stats, F&& f)
+{
+    f("states", stats.states);
+    f("event_lines", stats.eventLines);
+    f("event_pairs", stats.eventPairs);
+    f("communications", stats.communications);
+    f("global_ops", stats.globalOps);
+    f("communicator_lines", stats.communicatorLines);
+    f("comment_lines", stats.commentLines);
+    f("empty_lines", stats.emptyLines);
+    f("intervals", stats.intervals);
+    f("event_intervals", stats.eventIntervals);
+    f("instants", stats.instants);
+    f("counter_samples", stats.counterSamples);
+    f("flows", stats.flows);
+    f("counter_tracks", stats.counterTracks);
+    f("unmatched_ends", stats.unmatchedEnds);
+    f("unclosed_begins", stats.unclosedBegins);
+    f("ends_before_begin", stats.endsBeforeBegin);
+    f("depth_overflows", stats.depthOverflows);
+}
+
+/// The stats of a whole split trace from its shares' (ParaverLineImporter::finish, in
+/// file order; the first one's header and side files): counts summed, each anomaly's
+/// first line the earliest, the shares' warnings once each in order, then the anomaly
+/// lines of the whole. `lines` and `bytes` are the whole file's.
+ParaverImportStats mergeParaverShares(
+    const std::vector<ParaverImportStats>& shares, std::uint64_t lines, std::uint64_t bytes);
 
 }  // namespace strata::storage

@@ -155,6 +155,20 @@ public:
     {}
 
     ParaverImportStats run();
+    // The same import fed from outside (ParaverLineImporter): start(), then the lines in
+    // file order with their numbers (the header first), then closeOpenEvents().
+    void start();
+    /// One line without its '\n' (a '\r' before it is dropped).
+    void feed(const char* begin, const char* end, std::uint64_t lineNumber);
+    /// The file's last line when no newline ends it: a record cut short is dropped with a
+    /// warning (always so when the compressed file ended early).
+    void feedLast(
+        const char* begin, const char* end, std::uint64_t lineNumber, bool compressedTruncated);
+    /// Closes the events still open at `endNs`, the trace's end.
+    void closeOpenEvents(TimeNs endNs);
+    bool headerSeen() const { return m_headerSeen; }
+    TimeNs maxTimeNs() const { return m_maxTimeNs; }
+    ParaverImportStats& stats() { return m_stats; }
 
 private:
     void readSideFiles();
@@ -171,7 +185,6 @@ private:
     void addEventPair(std::uint32_t thread, TimeNs time, std::int64_t type, double value,
         std::int64_t intValue, bool isInt);
     void closeOpen(std::uint32_t thread, const TypeInfo& info, const OpenEvent& open, TimeNs end);
-    void finish();
     [[noreturn]] void fail(const std::string& what) const
     {
         throw InputError::atLine(m_file, m_lineNumber, what);
@@ -217,10 +230,9 @@ private:
     StringId m_stateCategory = model::kEmptyString;
     StringId m_messageName = model::kEmptyString;
     TimeNs m_maxTimeNs = 0;
-    // The first line of each anomaly, set where it is counted (never on the normal path).
-    std::uint64_t m_firstUnmatchedEndLine = 0;
-    std::uint64_t m_firstEndBeforeBeginLine = 0;
-    std::uint64_t m_firstDepthOverflowLine = 0;
 };
+
+/// Appends the warnings of the anomalies `stats` counts, one line per kind.
+void addAnomalyWarnings(ParaverImportStats& stats);
 
 }  // namespace strata::storage::paraver_detail

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 
 namespace strata::storage::paraver_detail {
 
@@ -68,15 +69,18 @@ void Importer::createTracks()
             return it->second[index];
         return fallback;
     };
-    int nodes = header.nodes;
-    for (const auto& appl : header.applications) {
-        for (const ParaverTask& task : appl)
-            nodes = std::max(nodes, task.node);
-    }
+    // A share of a trace split by node makes only its nodes' tracks (the others stay
+    // kNoTrack); the sort keys are the whole trace's.
+    const int nodes = ParaverRootMap(header).roots();
+    const auto mine = [&](int node) {
+        return node - 1 >= m_options.firstRoot
+            && (m_options.endRoot < 0 || node - 1 < m_options.endRoot);
+    };
     std::vector<TrackId> nodeTracks;
     for (int n = 1; n <= nodes; ++n) {
-        nodeTracks.push_back(m_sink.addTrack(model::kNoTrack, model::ResourceKind::Node,
-            label("NODE", std::size_t(n - 1), "node " + std::to_string(n)), n));
+        nodeTracks.push_back(mine(n) ? m_sink.addTrack(model::kNoTrack, model::ResourceKind::Node,
+                                 label("NODE", std::size_t(n - 1), "node " + std::to_string(n)), n)
+                                     : model::kNoTrack);
     }
     std::uint32_t threadIndex = 0;
     std::size_t taskIndex = 0;
@@ -87,16 +91,20 @@ void Importer::createTracks()
         for (std::size_t t = 0; t < appl.size(); ++t, ++taskIndex) {
             const ParaverTask& task = appl[t];
             const std::string at = std::to_string(a + 1) + "." + std::to_string(t + 1);
+            const bool made = nodeTracks.empty() || mine(task.node);
             TrackId parent =
                 nodeTracks.empty() ? model::kNoTrack : nodeTracks[std::size_t(task.node - 1)];
-            TrackId process = m_sink.addTrack(parent, model::ResourceKind::Process,
-                label("TASK", taskIndex, "task " + at), std::int64_t(taskIndex));
+            TrackId process = made ? m_sink.addTrack(parent, model::ResourceKind::Process,
+                                  label("TASK", taskIndex, "task " + at), std::int64_t(taskIndex))
+                                   : model::kNoTrack;
             m_taskBase.back().push_back(threadIndex);
             m_taskThreads.back().push_back(task.threads);
             for (int h = 1; h <= task.threads; ++h, ++threadIndex) {
-                m_threadTracks.push_back(m_sink.addTrack(process, model::ResourceKind::Thread,
-                    label("THREAD", threadIndex, "thread " + at + "." + std::to_string(h)),
-                    std::int64_t(threadIndex)));
+                m_threadTracks.push_back(made
+                        ? m_sink.addTrack(process, model::ResourceKind::Thread,
+                            label("THREAD", threadIndex, "thread " + at + "." + std::to_string(h)),
+                            std::int64_t(threadIndex))
+                        : model::kNoTrack);
             }
         }
     }
@@ -110,8 +118,15 @@ std::uint32_t Importer::threadIndex(std::int64_t appl, std::int64_t task, std::i
         const auto& bases = m_taskBase[std::size_t(appl - 1)];
         if (task >= 1 && std::size_t(task) <= bases.size()) {
             const int threads = m_taskThreads[std::size_t(appl - 1)][std::size_t(task - 1)];
-            if (thread >= 1 && thread <= threads)
-                return bases[std::size_t(task - 1)] + std::uint32_t(thread - 1);
+            if (thread >= 1 && thread <= threads) {
+                const std::uint32_t index =
+                    bases[std::size_t(task - 1)] + std::uint32_t(thread - 1);
+                if (m_threadTracks[index] == model::kNoTrack)
+                    throw std::logic_error(
+                        "Paraver import: a record of a node outside this share, at line "
+                        + std::to_string(m_lineNumber));
+                return index;
+            }
         }
     }
     fail("expected a thread declared in the header, not appl:task:thread " + std::to_string(appl)

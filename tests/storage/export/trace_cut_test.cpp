@@ -327,3 +327,35 @@ TEST_CASE("cut: progress reaches the total and can cancel", "[cut]") {
     storage::MemoryTrace other;
     CHECK_THROWS_AS(cut(tiny.store, other, options), storage::Cancelled);
 }
+
+TEST_CASE("cut: tracks come a root's subtree at a time, as from a run of shards", "[cut]") {
+    // The tracks of two nodes interleaved, as an importer makes them (both nodes first,
+    // then their threads, then a counter as its first sample comes): the cut sends
+    // node A's subtree, then node B's, each in id order, as a run whose shards hold one
+    // node each would have them.
+    test::TempDir dir;
+    const auto store = dir / "interleaved.strata";
+    {
+        storage::StoreBuilder b(store);
+        const TrackId nodeA = b.addTrack(model::kNoTrack, ResourceKind::Node, "A");
+        const TrackId nodeB = b.addTrack(model::kNoTrack, ResourceKind::Node, "B");
+        const TrackId threadA = b.addTrack(nodeA, ResourceKind::Thread, "a1");
+        const TrackId threadB = b.addTrack(nodeB, ResourceKind::Thread, "b1");
+        const TrackId counterA = b.addTrack(threadA, ResourceKind::Counter, "a-counter");
+        for (const TrackId t : { threadA, threadB }) {
+            model::Interval i;
+            i.startNs = 0;
+            i.endNs = 10;
+            i.name = b.intern("work");
+            b.addInterval(t, i);
+        }
+        b.addCounterSample(counterA, { 5, 1.0 });
+        b.finish();
+    }
+    storage::MemoryTrace out;
+    cut(store, out, {});
+    std::vector<std::string> order;
+    for (const auto& t : out.resources().tracks())
+        order.push_back(t.name);
+    CHECK(order == std::vector<std::string> { "A", "a1", "a-counter", "B", "b1" });
+}

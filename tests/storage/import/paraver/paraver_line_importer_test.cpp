@@ -1,0 +1,124 @@
+// Tests of ParaverLineImporter and mergeParaverShares (strata-mpi's split of one .prv):
+// a two-node trace fed as two shares, one per node, each line with its number, gives the
+// events, counts and warnings (first lines included) of importParaver() on the whole
+// file; a share makes only its nodes' tracks, and a record of another node is refused.
+
+#include "storage/import/paraver/paraver_importer.h"
+#include "storage/store/input_error.h"
+#include "storage/store/memory_trace.h"
+
+#include "tests/support/temp_dir.h"
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace strata;
+
+namespace {
+
+/// Two nodes: task 1 (one thread) on node 1, task 2 (two threads) on node 2. Node 1 has
+/// an event that never ends (line 4), node 2 an end without a begin (line 6) and one too
+/// late to close anything (line 9); a message inside node 2; a comment and a
+/// communicator line.
+const std::vector<std::string> kLines = {
+    "#Paraver (01/01/2020 at 00:00):1000_ns:2(1,1):1:2(1:1,2:2),1",
+    "c:1:1:2:1:2",
+    "1:1:1:1:1:0:100:1",
+    "2:1:1:1:1:10:60000019:1",
+    "1:2:1:2:1:0:200:1",
+    "2:2:1:2:2:20:60000019:0",
+    "# a comment",
+    "3:2:1:2:1:30:31:2:1:2:2:40:41:64:7",
+    "2:2:1:2:1:50:60000019:0",
+    "2:1:1:1:1:60:42000050:123",
+};
+const std::vector<int> kNode = { -1, 0, 0, 0, 1, 1, 0, 1, 1, 0 };  // share of each line
+
+struct Trace
+{
+    test::TempDir dir;
+    std::filesystem::path prv = dir / "two_nodes.prv";
+    Trace()
+    {
+        std::ofstream out(prv);
+        for (const std::string& line : kLines)
+            out << line << '\n';
+        std::ofstream(dir / "two_nodes.pcf")
+            << "STATES\n1    Running\n\nEVENT_TYPE\n0    60000019    User function\n"
+               "VALUES\n0   End\n1   solve\n";
+    }
+};
+
+std::uint64_t eventsOf(const storage::MemoryTrace& trace)
+{
+    std::uint64_t n = 0;
+    for (const auto& t : trace.resources().tracks()) {
+        const auto& m = trace.track(t.id);
+        n += m.intervals.size() + m.instants.size() + m.counters.size() + m.flows.size();
+    }
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "Paraver split by node: two shares fed line by line equal the whole import", "[paraver]") {
+    Trace trace;
+    storage::MemoryTrace whole;
+    const storage::ParaverImportStats all = storage::importParaver(trace.prv, whole);
+    REQUIRE(all.warnings.size() == 2);
+
+    storage::MemoryTrace sinks[2];
+    std::vector<std::unique_ptr<storage::ParaverLineImporter>> shares;
+    for (int node = 0; node < 2; ++node) {
+        storage::ParaverImportOptions options;
+        options.firstRoot = node;
+        options.endRoot = node + 1;
+        shares.push_back(
+            std::make_unique<storage::ParaverLineImporter>(trace.prv, sinks[node], options));
+        shares.back()->line(kLines[0], 1);
+    }
+    for (std::size_t i = 1; i < kLines.size(); ++i)
+        shares[static_cast<std::size_t>(kNode[i])]->line(kLines[i], i + 1);
+    const model::TimeNs endNs =
+        std::max({ shares[0]->header()->endNs, shares[0]->maxTimeNs(), shares[1]->maxTimeNs() });
+    const std::vector<storage::ParaverImportStats> parts = { shares[0]->finish(endNs),
+        shares[1]->finish(endNs) };
+    const storage::ParaverImportStats merged =
+        storage::mergeParaverShares(parts, kLines.size(), all.bytes);
+
+    CHECK(merged.warnings == all.warnings);
+    CHECK(merged.lines == all.lines);
+    CHECK(merged.endNs == all.endNs);
+    forEachParaverCount(
+        merged, [&, i = std::size_t(0)](const char* name, const std::uint64_t& v) mutable {
+            std::vector<std::uint64_t> expected;
+            forEachParaverCount(
+                all, [&](const char*, const std::uint64_t& e) { expected.push_back(e); });
+            INFO(name);
+            CHECK(v == expected[i++]);
+        });
+    // Each share holds its node's subtree only, and together they hold every event.
+    CHECK(sinks[0].resources().size() == 4);  // node 1 > task 1.1 > thread 1.1.1 > counter
+    CHECK(sinks[1].resources().size() == 4);  // node 2 > task 1.2 > 2 threads
+    CHECK(sinks[0].resources().size() + sinks[1].resources().size() == whole.resources().size());
+    CHECK(eventsOf(sinks[0]) + eventsOf(sinks[1]) == eventsOf(whole));
+}
+
+TEST_CASE("Paraver split by node: a share refuses a record of another node", "[paraver]") {
+    Trace trace;
+    storage::MemoryTrace sink;
+    storage::ParaverImportOptions options;
+    options.endRoot = 1;
+    storage::ParaverLineImporter share(trace.prv, sink, options);
+    share.line(kLines[0], 1);
+    share.line(kLines[2], 3);
+    CHECK_THROWS_AS(share.line(kLines[4], 5), std::logic_error);
+    // A thread the header does not declare stays the user's error, with its line.
+    CHECK_THROWS_WITH(share.line("1:1:1:3:1:0:10:1", 11),
+        Catch::Contains("two_nodes.prv: line 11: expected a thread declared in the header"));
+}
