@@ -184,18 +184,18 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
         auto ingestWith = [&](int threads) {
             return inChild([&] {
                 const auto start = Clock::now();
-                double events = 0;
+                double ingested = 0;
                 if (options.ingestFiles) {
                     options.ingestFiles({ json }, store, threads);
                     for (const storage::ShardInfo& shard : storage::StoreReader(store).shards())
-                        events += static_cast<double>(shard.events);
+                        ingested += static_cast<double>(shard.events);
                 } else {
                     storage::StoreBuilder builder(store);
                     storage::importChromeJson(json, builder);
                     builder.finish();
-                    events = static_cast<double>(builder.eventCount());
+                    ingested = static_cast<double>(builder.eventCount());
                 }
-                return std::vector<double> { msSince(start), events, peakRssMb() };
+                return std::vector<double> { msSince(start), ingested, peakRssMb() };
             });
         };
         const auto ingest = ingestWith(2);
