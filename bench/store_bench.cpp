@@ -187,7 +187,8 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
                 double ingested = 0;
                 if (options.ingestFiles) {
                     options.ingestFiles({ json }, store, threads);
-                    for (const storage::ShardInfo& shard : storage::StoreReader(store).shards())
+                    const storage::StoreReader reader(store);  // shards() refers into it
+                    for (const storage::ShardInfo& shard : reader.shards())
                         ingested += static_cast<double>(shard.events);
                 } else {
                     storage::StoreBuilder builder(store);
