@@ -20,9 +20,10 @@ namespace strata::storage {
 
 /// The tile index of one track: per (kind, level) the tiles sorted by idx (for exact
 /// tiles, idx order is start order).
-struct ShardReader::TrackIndex
+struct TrackTileIndex
 {
     std::map<std::pair<int, int>, std::vector<TileRef>> tiles;
+    std::size_t bytes = 0;  ///< what it takes in memory, about (what the cache counts)
 
     const std::vector<TileRef>* find(TileKind kind, int level) const
     {
@@ -39,8 +40,14 @@ struct ShardReader::Connection
     explicit Connection(const std::filesystem::path& path)
         : db(std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadOnly))
     {
+        limitPageCache(*db);
         payload.emplace(db->prepare("SELECT kind, payload FROM tiles WHERE id = ?"));
     }
+
+    /// SQLite's own page cache (2 MB by default) per connection: a run of 16 shards has 48
+    /// connections, and what they read is a tile decoded once into the tile cache, or an
+    /// index kept in the index cache; the b-tree's inner pages are what it is for.
+    static void limitPageCache(SqliteDb& db) { db.exec("PRAGMA cache_size = -256"); }
 };
 
 namespace shard_reader_detail {

@@ -16,10 +16,10 @@ using model::TimeNs;
 using model::TimeRange;
 using namespace shard_reader_detail;
 
-void ShardReader::readExactIntervals(model::TrackId track, int fromBand, TimeRange window,
-                                     std::vector<model::Interval>& out, Connection& conn)
+void ShardReader::readExactIntervals(model::TrackId track, const TrackTileIndex& idx, int fromBand,
+    TimeRange window, int depthLimit, std::vector<model::Interval>& out, Connection& conn)
 {
-    const TrackIndex& idx = index(track);
+    const int depths = depthLimit > 0 ? depthLimit : 256;
     const auto before = static_cast<std::ptrdiff_t>(out.size());
     auto byStart = [](const model::Interval& a, const model::Interval& b) {
         return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
@@ -35,7 +35,7 @@ void ShardReader::readExactIntervals(model::TrackId track, int fromBand, TimeRan
                 return;
             auto decoded = tile(ref, static_cast<int>(TileKind::Intervals), conn);
             for (const model::Interval& e : std::get<IntervalTile>(*decoded).events) {
-                if (overlaps(e.startNs, e.endNs, window))
+                if (overlaps(e.startNs, e.endNs, window) && e.depth < depths)
                     out.push_back(e);
             }
         });
@@ -48,7 +48,8 @@ std::vector<model::Interval> ShardReader::intervals(model::TrackId track, TimeNs
                                                     int fromBand)
 {
     std::vector<model::Interval> out;
-    readExactIntervals(track, std::max(0, fromBand), {startNs, endNs}, out, connection(0));
+    readExactIntervals(
+        track, *index(track), std::max(0, fromBand), { startNs, endNs }, 0, out, connection(0));
     return out;
 }
 
@@ -56,7 +57,8 @@ std::vector<model::StackSample> ShardReader::stackSamples(model::TrackId track, 
 {
     std::vector<model::StackSample> out;
     Connection& conn = connection(0);
-    const auto* tiles = m_summaries.at(track).samples > 0 ? index(track).find(TileKind::Samples, 0) : nullptr;
+    const IndexPtr idx = m_summaries.at(track).samples > 0 ? index(track) : nullptr;
+    const auto* tiles = idx ? idx->find(TileKind::Samples, 0) : nullptr;
     if (!tiles)
         return out;
     forExactTiles(*tiles, startNs, endNs, [&](const TileRef& ref) {
@@ -72,7 +74,8 @@ std::vector<model::StackSample> ShardReader::stackSamples(model::TrackId track, 
 std::string ShardReader::intervalArgs(model::TrackId track, const model::Interval& interval)
 {
     Connection& conn = connection(0);
-    const auto* tiles = index(track).find(TileKind::Intervals, m_grid.bandOf(interval.durationNs()));
+    const IndexPtr idx = index(track);
+    const auto* tiles = idx->find(TileKind::Intervals, m_grid.bandOf(interval.durationNs()));
     if (!tiles)
         return {};
     std::string found;
@@ -131,10 +134,9 @@ std::vector<model::KernelMetric> ShardReader::kernelMetrics(model::TrackId track
     return out;
 }
 
-void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange window,
-                            double nsPerPx, int pixelWidth, Connection& conn)
+void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const TrackTileIndex& idx,
+    TimeRange window, double nsPerPx, int pixelWidth, int depthLimit, Connection& conn)
 {
-    const TrackIndex& idx = index(track);
     const TrackSummary& summary = m_summaries[track];
     const int pixelLevel = m_grid.levelFor(nsPerPx);
 
@@ -165,7 +167,8 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange w
 
     if (summary.intervals > 0) {
         slice.intervalLevel = chooseLevel(summary.intervalLevel, TileKind::Intervals, true);
-        readExactIntervals(track, slice.intervalLevel, window, slice.intervals, conn);
+        readExactIntervals(
+            track, idx, slice.intervalLevel, window, depthLimit, slice.intervals, conn);
         if (slice.intervalLevel > 0) {
             const TimeNs w = m_grid.bucketNs(slice.intervalLevel);
             if (const auto* tiles = idx.find(TileKind::IntervalSummary, slice.intervalLevel)) {
@@ -178,6 +181,8 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange w
                 };
                 std::vector<Run> runs;
                 std::size_t cellCount = 0, entryCount = 0;
+                // Cells deeper than the caller draws are left out one by one.
+                const bool shallow = depthLimit > 0 && summary.maxDepth >= depthLimit;
                 const std::int64_t firstBucket = model::floorDiv(window.startNs, w);
                 const std::int64_t lastBucket = model::floorDiv(window.endNs - 1, w);
                 forSummaryTiles(*tiles, window, [&](const TileRef& ref) {
@@ -193,8 +198,17 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange w
                     const std::uint32_t to = std::prev(end)->firstEntry + std::prev(end)->entryCount;
                     if (to > t.entries.size() || from > to)
                         throw StoreError(m_path.string() + ": corrupted store: summary tile " + std::to_string(ref.id));
-                    cellCount += static_cast<std::size_t>(end - begin);
-                    entryCount += to - from;
+                    if (shallow) {
+                        for (auto c = begin; c != end; ++c) {
+                            if (c->depth < depthLimit) {
+                                ++cellCount;
+                                entryCount += c->entryCount;
+                            }
+                        }
+                    } else {
+                        cellCount += static_cast<std::size_t>(end - begin);
+                        entryCount += to - from;
+                    }
                     runs.push_back({std::move(decoded), static_cast<std::size_t>(begin - t.cells.begin()),
                                     static_cast<std::size_t>(end - t.cells.begin())});
                 });
@@ -202,6 +216,19 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange w
                 slice.entries.reserve(entryCount);
                 for (const Run& run : runs) {
                     const auto& t = std::get<IntervalSummaryTile>(*run.tile);
+                    if (shallow) {
+                        for (std::size_t i = run.begin; i < run.end; ++i) {
+                            IntervalCell c = t.cells[i];
+                            if (c.depth >= depthLimit)
+                                continue;
+                            const auto entries = t.entries.begin() + c.firstEntry;
+                            c.firstEntry = static_cast<std::uint32_t>(slice.entries.size());
+                            slice.cells.push_back(c);
+                            slice.entries.insert(
+                                slice.entries.end(), entries, entries + c.entryCount);
+                        }
+                        continue;
+                    }
                     const std::uint32_t from = t.cells[run.begin].firstEntry;
                     const std::uint32_t to = t.cells[run.end - 1].firstEntry + t.cells[run.end - 1].entryCount;
                     const auto shift = static_cast<std::int64_t>(slice.entries.size()) - from;
@@ -295,35 +322,15 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange w
     }
 }
 
-void ShardReader::loadIndexes(const std::vector<model::TrackId>& tracks)
-{
-    for (model::TrackId track : tracks)
-        index(track);  // on the main connection, before any split
-}
-
 void ShardReader::fill(const ViewportQuery& q, const std::vector<model::TrackId>& tracks,
-                       std::vector<TrackSlice>& out, std::size_t first, std::size_t last, int slot)
+    const std::vector<IndexPtr>& indexes, std::vector<TrackSlice>& out, std::size_t first,
+    std::size_t last, int slot)
 {
     const double nsPerPx = static_cast<double>(q.endNs - q.startNs) / q.pixelWidth;
     Connection& conn = connection(slot);
     for (std::size_t i = first; i < last; ++i)
-        fillSlice(out[i], tracks[i], {q.startNs, q.endNs}, nsPerPx, q.pixelWidth, conn);
-}
-
-void ShardReader::query(const ViewportQuery& q, const std::vector<model::TrackId>& tracks,
-                        std::vector<TrackSlice>& out, bool split)
-{
-    loadIndexes(tracks);
-    // Many tracks: the second half on a second connection and core (the machine has
-    // two). Interleaved halves would balance better but cost cache locality per track.
-    constexpr std::size_t kSplitFrom = 8;
-    if (!split || tracks.size() < kSplitFrom) {
-        fill(q, tracks, out, 0, tracks.size(), 0);
-        return;
-    }
-    const std::size_t half = tracks.size() / 2;
-    runOnTwoCores([&] { fill(q, tracks, out, 0, half, 0); },
-                  [&] { fill(q, tracks, out, half, tracks.size(), 1); });
+        fillSlice(out[i], tracks[i], *indexes[i], { q.startNs, q.endNs }, nsPerPx, q.pixelWidth,
+            q.depthLimit, conn);
 }
 
 model::StringId ShardReader::runString(std::int64_t local) const

@@ -46,6 +46,9 @@ struct ViewportQuery
     model::TimeNs startNs = 0;
     model::TimeNs endNs = 0;
     int pixelWidth = 1920;
+    /// > 0: only the intervals and cells of depth < depthLimit (a view that draws that
+    /// many lanes, as the overview strip's one); 0: every depth.
+    int depthLimit = 0;
 };
 
 /// What one track shows in a window.
@@ -130,6 +133,9 @@ public:
     struct Options
     {
         std::size_t cacheBytes = 128u << 20;
+        /// The tile indexes of the tracks read lately (one query pins what it reads
+        /// beyond that, half this budget at a time).
+        std::size_t indexBytes = 32u << 20;
     };
 
     explicit StoreReader(const std::filesystem::path& path);
@@ -200,6 +206,12 @@ public:
 
     std::size_t cacheBytes() const;
     std::size_t cacheBudget() const;
+    /// Bytes of tile indexes kept (within Options::indexBytes), and how many tracks' indexes
+    /// were read from the store so far (a track read again after it left counts again).
+    std::size_t indexBytes() const;
+    std::uint64_t indexReads() const;
+    /// Bytes SQLite holds in its page caches, over every connection to every file.
+    std::size_t sqliteCacheBytes() const;
 
     using TileRef = storage::TileRef;
 
