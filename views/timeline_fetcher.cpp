@@ -78,7 +78,8 @@ void TimelineFetcher::run()
         try {
             for (const int pass : {coarseFirst ? 1 : 0, 0}) {
                 const int width = pass == 1 ? std::max(1, r.plotWidthPx / 8) : r.plotWidthPx;
-                auto data = std::make_shared<TimelineData>(fetchTimeline(m_store, r.tracks, r.window, width));
+                auto data = std::make_shared<TimelineData>(
+                    fetchTimeline(m_store, r.tracks, r.window, width, r.depthLimit));
                 bool superseded = false;
                 {
                     std::lock_guard guard(m_mutex);
