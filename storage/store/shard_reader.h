@@ -100,8 +100,8 @@ public:
     struct Connection;
 
 private:
-    std::shared_ptr<const DecodedTile> tile(const TileRef& ref, int kind, Connection& conn);
-    DecodedTile decodeTile(const TileRef& ref, int kind, Connection& conn);
+    std::shared_ptr<const DecodedTile> tile(std::int64_t id, int kind, Connection& conn);
+    DecodedTile decodeTile(std::int64_t id, int kind, Connection& conn);
     Connection& connection(int slot);
     void loadMetadata();
     void loadFlameLevels();

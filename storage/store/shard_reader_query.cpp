@@ -30,15 +30,16 @@ void ShardReader::readExactIntervals(model::TrackId track, const TrackTileIndex&
         if (maxDuration < 0 || !tiles)
             continue;
         const auto bandStart = static_cast<std::ptrdiff_t>(out.size());
-        forExactTiles(*tiles, window.startNs - maxDuration, window.endNs, [&](const TileRef& ref) {
-            if (ref.t1 < window.startNs)
-                return;
-            auto decoded = tile(ref, static_cast<int>(TileKind::Intervals), conn);
-            for (const model::Interval& e : std::get<IntervalTile>(*decoded).events) {
-                if (overlaps(e.startNs, e.endNs, window) && e.depth < depths)
-                    out.push_back(e);
-            }
-        });
+        forExactTiles(
+            *tiles, window.startNs - maxDuration, window.endNs, [&](const IndexedTile& ref) {
+                if (ref.t1 < window.startNs)
+                    return;
+                auto decoded = tile(ref.id, static_cast<int>(TileKind::Intervals), conn);
+                for (const model::Interval& e : std::get<IntervalTile>(*decoded).events) {
+                    if (overlaps(e.startNs, e.endNs, window) && e.depth < depths)
+                        out.push_back(e);
+                }
+            });
         // Each band comes out sorted: merge it with the bands before.
         std::inplace_merge(out.begin() + before, out.begin() + bandStart, out.end(), byStart);
     }
@@ -61,8 +62,8 @@ std::vector<model::StackSample> ShardReader::stackSamples(model::TrackId track, 
     const auto* tiles = idx ? idx->find(TileKind::Samples, 0) : nullptr;
     if (!tiles)
         return out;
-    forExactTiles(*tiles, startNs, endNs, [&](const TileRef& ref) {
-        auto decoded = tile(ref, static_cast<int>(TileKind::Samples), conn);
+    forExactTiles(*tiles, startNs, endNs, [&](const IndexedTile& ref) {
+        auto decoded = tile(ref.id, static_cast<int>(TileKind::Samples), conn);
         for (const model::StackSample& s : std::get<SampleTile>(*decoded).samples) {
             if (s.timeNs >= startNs && s.timeNs < endNs)
                 out.push_back(s);
@@ -79,8 +80,8 @@ std::string ShardReader::intervalArgs(model::TrackId track, const model::Interva
     if (!tiles)
         return {};
     std::string found;
-    forExactTiles(*tiles, interval.startNs, interval.startNs + 1, [&](const TileRef& ref) {
-        auto decoded = tile(ref, static_cast<int>(TileKind::Intervals), conn);
+    forExactTiles(*tiles, interval.startNs, interval.startNs + 1, [&](const IndexedTile& ref) {
+        auto decoded = tile(ref.id, static_cast<int>(TileKind::Intervals), conn);
         const auto& t = std::get<IntervalTile>(*decoded);
         for (std::size_t i = 0; i < t.events.size(); ++i) {
             if (t.events[i].seq == interval.seq && t.events[i].startNs == interval.startNs)
@@ -145,10 +146,11 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const Track
         const auto* tiles = idx.find(kind, band);
         if (!tiles)
             return;
-        forExactTiles(*tiles, window.startNs - lookbackNs, window.endNs, [&](const TileRef& ref) {
-            if (ref.t1 >= window.startNs)
-                budget -= ref.n;
-        });
+        forExactTiles(
+            *tiles, window.startNs - lookbackNs, window.endNs, [&](const IndexedTile& ref) {
+                if (ref.t1 >= window.startNs)
+                    budget -= ref.n;
+            });
     };
     auto chooseLevel = [&](int finest, TileKind kind, bool intervals) {
         if (pixelLevel < finest || pixelLevel == 0)
@@ -185,8 +187,8 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const Track
                 const bool shallow = depthLimit > 0 && summary.maxDepth >= depthLimit;
                 const std::int64_t firstBucket = model::floorDiv(window.startNs, w);
                 const std::int64_t lastBucket = model::floorDiv(window.endNs - 1, w);
-                forSummaryTiles(*tiles, window, [&](const TileRef& ref) {
-                    auto decoded = tile(ref, static_cast<int>(TileKind::IntervalSummary), conn);
+                forSummaryTiles(*tiles, window, [&](const IndexedTile& ref) {
+                    auto decoded = tile(ref.id, static_cast<int>(TileKind::IntervalSummary), conn);
                     const auto& t = std::get<IntervalSummaryTile>(*decoded);
                     const auto begin = std::lower_bound(t.cells.begin(), t.cells.end(), firstBucket,
                                                         [](const IntervalCell& c, std::int64_t b) { return c.bucket < b; });
@@ -245,8 +247,8 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const Track
         slice.instantLevel = chooseLevel(summary.instantLevel, TileKind::Instants, false);
         if (slice.instantLevel == 0) {
             if (const auto* tiles = idx.find(TileKind::Instants, 0)) {
-                forExactTiles(*tiles, window.startNs, window.endNs, [&](const TileRef& ref) {
-                    auto decoded = tile(ref, static_cast<int>(TileKind::Instants), conn);
+                forExactTiles(*tiles, window.startNs, window.endNs, [&](const IndexedTile& ref) {
+                    auto decoded = tile(ref.id, static_cast<int>(TileKind::Instants), conn);
                     for (const model::Instant& i : std::get<InstantTile>(*decoded).events) {
                         if (i.timeNs >= window.startNs && i.timeNs < window.endNs)
                             slice.instants.push_back(i);
@@ -255,8 +257,8 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const Track
             }
         } else if (const auto* tiles = idx.find(TileKind::InstantSummary, slice.instantLevel)) {
             const TimeNs w = m_grid.bucketNs(slice.instantLevel);
-            forSummaryTiles(*tiles, window, [&](const TileRef& ref) {
-                auto decoded = tile(ref, static_cast<int>(TileKind::InstantSummary), conn);
+            forSummaryTiles(*tiles, window, [&](const IndexedTile& ref) {
+                auto decoded = tile(ref.id, static_cast<int>(TileKind::InstantSummary), conn);
                 for (const InstantCell& c : std::get<InstantSummaryTile>(*decoded).cells) {
                     if (c.bucket * w < window.endNs && (c.bucket + 1) * w > window.startNs)
                         slice.instantCells.push_back(c);
@@ -270,11 +272,11 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const Track
         if (const auto* tiles = idx.find(kind, slice.counterLevel)) {
             // Start one tile early for the value carried into the window.
             auto first = std::lower_bound(tiles->begin(), tiles->end(), window.startNs,
-                                          [](const TileRef& r, TimeNs t) { return r.t1 < t; });
+                [](const IndexedTile& r, TimeNs t) { return r.t1 < t; });
             if (first != tiles->begin())
                 --first;
             for (auto it = first; it != tiles->end() && it->t0 < window.endNs; ++it) {
-                auto decoded = tile(*it, static_cast<int>(kind), conn);
+                auto decoded = tile(it->id, static_cast<int>(kind), conn);
                 if (kind == TileKind::Counters) {
                     for (const model::CounterSample& s : std::get<CounterTile>(*decoded).samples) {
                         if (s.timeNs >= window.endNs)
@@ -300,8 +302,8 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const Track
     }
     if (summary.flows > 0 && slice.intervalLevel == 0) {
         if (const auto* tiles = idx.find(TileKind::Flows, 0)) {
-            forExactTiles(*tiles, window.startNs, window.endNs, [&](const TileRef& ref) {
-                auto decoded = tile(ref, static_cast<int>(TileKind::Flows), conn);
+            forExactTiles(*tiles, window.startNs, window.endNs, [&](const IndexedTile& ref) {
+                auto decoded = tile(ref.id, static_cast<int>(TileKind::Flows), conn);
                 for (const model::Flow& f : std::get<FlowTile>(*decoded).flows) {
                     if (f.fromNs >= window.startNs && f.fromNs < window.endNs)
                         slice.flows.push_back(f);
@@ -311,8 +313,8 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const Track
     }
     if (summary.samples > 0) {
         if (const auto* tiles = idx.find(TileKind::Samples, 0)) {
-            forExactTiles(*tiles, window.startNs, window.endNs, [&](const TileRef& ref) {
-                auto decoded = tile(ref, static_cast<int>(TileKind::Samples), conn);
+            forExactTiles(*tiles, window.startNs, window.endNs, [&](const IndexedTile& ref) {
+                auto decoded = tile(ref.id, static_cast<int>(TileKind::Samples), conn);
                 for (const model::StackSample& s : std::get<SampleTile>(*decoded).samples) {
                     if (s.timeNs >= window.startNs && s.timeNs < window.endNs)
                         slice.stackSamples.push_back(s);
