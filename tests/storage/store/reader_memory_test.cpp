@@ -5,6 +5,7 @@
 
 #include "storage/store/run_builder.h"
 #include "storage/store/shard_router.h"
+#include "storage/store/sqlite_db.h"
 #include "storage/store/store_builder.h"
 #include "storage/store/store_reader.h"
 
@@ -137,6 +138,28 @@ TEST_CASE("tile indexes stay within their budget, and queries answer as with roo
     CHECK(roomy.indexReads() == tracks.size());
     CHECK(tight.indexReads() > tracks.size());
     CHECK(tight.indexBytes() > 0);
+
+    // Each tile of a track's index takes 24 bytes there, plus a little per list (kind and
+    // level) and per track: every tile of the run is in one track's index.
+    std::int64_t tiles = 0, lists = 0;
+    for (const storage::ShardInfo& shard : roomy.shards()) {
+        storage::SqliteDb db(shard.path, storage::SqliteDb::Mode::ReadOnly);
+        auto count = db.prepare(
+            "SELECT count(*), count(DISTINCT (track * 16 + kind) * 64 + level) FROM tiles");
+        count.step();
+        tiles += count.int64(0);
+        lists += count.int64(1);
+    }
+    CHECK(roomy.indexBytes() >= static_cast<std::size_t>(tiles) * 24);
+    CHECK(roomy.indexBytes()
+        <= static_cast<std::size_t>(tiles * 24 + lists * 96) + tracks.size() * 256);
+
+    // A budget that holds the indexes of the tracks asked for reads each once, however
+    // many queries ask for them again.
+    storage::StoreReader fits(path, { .indexBytes = roomy.indexBytes() });
+    for (const model::TimeRange& w : windows(roomy, 12))
+        fits.query({ tracks, w.startNs, w.endNs, 1920 });
+    CHECK(fits.indexReads() == tracks.size());
 }
 
 TEST_CASE(
