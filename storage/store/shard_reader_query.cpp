@@ -2,13 +2,13 @@
 // stack samples, args, kernel metrics); opening and tile access are in shard_reader.cpp.
 
 #include "storage/store/shard_reader.h"
-
 #include "storage/store/shard_reader_p.h"
 #include "storage/store/tile_codec.h"
 
 #include <algorithm>
 #include <array>
 #include <thread>
+#include <type_traits>
 
 namespace strata::storage {
 
@@ -275,29 +275,54 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const Track
                 [](const IndexedTile& r, TimeNs t) { return r.t1 < t; });
             if (first != tiles->begin())
                 --first;
-            for (auto it = first; it != tiles->end() && it->t0 < window.endNs; ++it) {
-                auto decoded = tile(it->id, static_cast<int>(kind), conn);
-                if (kind == TileKind::Counters) {
-                    for (const model::CounterSample& s : std::get<CounterTile>(*decoded).samples) {
-                        if (s.timeNs >= window.endNs)
-                            break;
-                        if (s.timeNs < window.startNs)
-                            slice.samples.assign(1, s);  // carried-in value so far
-                        else
-                            slice.samples.push_back(s);
-                    }
-                } else {
-                    const TimeNs w = m_grid.bucketNs(slice.counterLevel);
-                    for (const CounterCell& c : std::get<CounterSummaryTile>(*decoded).cells) {
-                        if (c.bucket * w >= window.endNs)
-                            break;
-                        if ((c.bucket + 1) * w <= window.startNs)
-                            slice.counterCells.assign(1, c);
-                        else
-                            slice.counterCells.push_back(c);
+            // The tiles first, then what they hold in the window counted, so the output is
+            // sized once rather than grown by doubling (the overview strip asks this of
+            // every counter of the run).
+            std::vector<std::shared_ptr<const DecodedTile>> decoded;
+            for (auto it = first; it != tiles->end() && it->t0 < window.endNs; ++it)
+                decoded.push_back(tile(it->id, static_cast<int>(kind), conn));
+            // Calls `keep(value, carried)` for what lies in the window, in order, and for
+            // what lies before it (the value carried in).
+            auto scan = [&](auto keep) {
+                const TimeNs w = m_grid.bucketNs(std::max(1, slice.counterLevel));
+                for (const auto& d : decoded) {
+                    if (kind == TileKind::Counters) {
+                        for (const model::CounterSample& s : std::get<CounterTile>(*d).samples) {
+                            if (s.timeNs >= window.endNs)
+                                break;
+                            keep(s, s.timeNs < window.startNs);
+                        }
+                    } else {
+                        for (const CounterCell& c : std::get<CounterSummaryTile>(*d).cells) {
+                            if (c.bucket * w >= window.endNs)
+                                break;
+                            keep(c, (c.bucket + 1) * w <= window.startNs);
+                        }
                     }
                 }
-            }
+            };
+            std::size_t inside = 0;
+            bool carried = false;
+            scan([&](const auto&, bool before) {
+                carried = carried || before;
+                inside += before ? 0 : 1;
+            });
+            auto fill = [&](auto& out) {
+                using Value = typename std::decay_t<decltype(out)>::value_type;
+                out.reserve(inside + (carried ? 1 : 0));
+                scan([&](const auto& v, bool before) {
+                    if constexpr (std::is_same_v<std::decay_t<decltype(v)>, Value>) {
+                        if (before)
+                            out.assign(1, v);  // carried-in value so far
+                        else
+                            out.push_back(v);
+                    }
+                });
+            };
+            if (kind == TileKind::Counters)
+                fill(slice.samples);
+            else
+                fill(slice.counterCells);
         }
     }
     if (summary.flows > 0 && slice.intervalLevel == 0) {

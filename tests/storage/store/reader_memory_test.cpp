@@ -221,3 +221,25 @@ TEST_CASE("a query with a depth limit gets the shallow part of the same answer",
     }
     CHECK(cut);  // the trace has deeper events in the windows, cells and exact ones
 }
+
+TEST_CASE("a counter's samples and cells in a window are sized once, not grown by doubling",
+    "[store][lod]") {
+    test::TempDir dir;
+    const auto path = buildRun(busyNodes(), dir / "run.strata", 1);
+    storage::StoreReader reader(path);
+    const auto tracks = allTracks(reader);
+    int exact = 0, summarised = 0;
+    for (const model::TimeRange& w : windows(reader, 30)) {
+        for (const int pixels : { 100, 4000 }) {
+            for (const storage::TrackSlice& s :
+                reader.query({ tracks, w.startNs, w.endNs, pixels })) {
+                REQUIRE(s.counterCells.capacity() == s.counterCells.size());
+                REQUIRE(s.samples.capacity() == s.samples.size());
+                exact += s.samples.size() > 2 ? 1 : 0;
+                summarised += s.counterCells.size() > 2 ? 1 : 0;
+            }
+        }
+    }
+    CHECK(exact > 10);
+    CHECK(summarised > 10);
+}
