@@ -2,20 +2,21 @@
 // coarse pass reads a coarser level; when both would read the same level (the overview
 // strip's whole run, at the coarsest level at either width) it answers once.
 
-#include "storage/store/store_builder.h"
-#include "storage/store/store_reader.h"
-#include "tests/support/random_trace.h"
-#include "tests/support/temp_dir.h"
 #include "views/timeline_fetcher.h"
 
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
+
+#include "tests/support/random_trace.h"
+#include "tests/support/temp_dir.h"
 #include <catch2/catch.hpp>
 
 #include <atomic>
 
 using namespace strata;
 
-TEST_CASE("the fetcher skips a coarse pass that would read the level of the full one", "[views][fetcher]")
-{
+TEST_CASE("the fetcher skips a coarse pass that would read the level of the full one",
+    "[views][fetcher]") {
     test::TempDir dir;
     const auto path = dir / "f.strata";
     {
@@ -34,20 +35,22 @@ TEST_CASE("the fetcher skips a coarse pass that would read the level of the full
 
     views::TimelineFetcher fetcher(store);
     std::atomic<int> answers = 0;
-    QObject::connect(&fetcher, &views::TimelineFetcher::ready, [&] { ++answers; }, Qt::DirectConnection);
+    QObject::connect(
+        &fetcher, &views::TimelineFetcher::ready, &fetcher, [&] { ++answers; },
+        Qt::DirectConnection);
     constexpr int kWidth = 400;
 
     // Four coarsest buckets a pixel at the full width: the coarsest level at 1/8 of it too.
-    const model::TimeRange wide {0, grid.bucketNs(grid.levels) * 4 * kWidth};
-    fetcher.request({tracks, wide, kWidth});
+    const model::TimeRange wide { 0, grid.bucketNs(grid.levels) * 4 * kWidth };
+    fetcher.request({ tracks, wide, kWidth });
     fetcher.waitUntilIdle();
     CHECK(answers == 1);
     CHECK(fetcher.latest()->plotWidthPx == kWidth);
 
     // One level-2 bucket a pixel: 1/8 of the width reads level 3, a quicker first answer.
     answers = 0;
-    const model::TimeRange narrow {0, grid.bucketNs(2) * kWidth};
-    fetcher.request({tracks, narrow, kWidth});
+    const model::TimeRange narrow { 0, grid.bucketNs(2) * kWidth };
+    fetcher.request({ tracks, narrow, kWidth });
     fetcher.waitUntilIdle();
     CHECK(answers == 2);
     CHECK(fetcher.latest()->plotWidthPx == kWidth);
