@@ -11,8 +11,11 @@
 // no summary that fine. At level k it returns the cells of level k plus, exactly, the
 // intervals at least one bucket long (duration bands >= k, lod_grid.h), so the cost of a
 // query is bounded by pixels x tracks, not by the size of the trace:
-//   - a track's tile index is loaded once (one covering index scan) and binary-searched;
-//   - decoded tiles are kept in an LRU TileCache with a byte budget.
+//   - a track's tile index is read in one row and binary-searched; the indexes of the
+//     tracks read lately stay in an LRU within Options::indexBytes (a query of more
+//     tracks than that holds pins half of it at a time);
+//   - decoded tiles are kept in an LRU TileCache with a byte budget;
+//   - each SQLite connection keeps 256 KiB of pages (what it reads is cached above it).
 //
 // Opening a file that is not a store, a store of a newer format, or a truncated one
 // throws StoreError, as does a run with a missing, truncated or replaced shard (naming
