@@ -4,6 +4,16 @@
 
 namespace strata::views {
 
+namespace {
+
+/// The width of the quick first pass: 1/8 of the plot (two levels coarser at F = 4).
+int coarseWidth(int plotWidthPx)
+{
+    return std::max(1, plotWidthPx / 8);
+}
+
+}  // namespace
+
 TimelineFetcher::TimelineFetcher(storage::StoreReader& store, QObject* parent)
     : QObject(parent)
     , m_store(store)
@@ -54,6 +64,12 @@ bool TimelineFetcher::needsCoarsePass(const TimelineRequest& r) const
     const TimelineData& have = *m_latest;
     if (r.plotWidthPx < 64)
         return false;
+    // A coarse pass at the full pass's level reads the same tiles, so it comes no sooner:
+    // the overview strip's whole run is at the coarsest level at either width.
+    const model::LodGrid& grid = m_store.grid();
+    const double ns = static_cast<double>(r.window.durationNs());
+    if (grid.levelFor(ns / coarseWidth(r.plotWidthPx)) == grid.levelFor(ns / r.plotWidthPx))
+        return false;
     if (have.slices.empty())
         return true;
     const model::TimeNs overlap = std::min(have.window.endNs, r.window.endNs)
@@ -77,8 +93,9 @@ void TimelineFetcher::run()
         lock.unlock();
         try {
             for (const int pass : {coarseFirst ? 1 : 0, 0}) {
-                const int width = pass == 1 ? std::max(1, r.plotWidthPx / 8) : r.plotWidthPx;
-                auto data = std::make_shared<TimelineData>(fetchTimeline(m_store, r.tracks, r.window, width));
+                const int width = pass == 1 ? coarseWidth(r.plotWidthPx) : r.plotWidthPx;
+                auto data = std::make_shared<TimelineData>(
+                    fetchTimeline(m_store, r.tracks, r.window, width, r.depthLimit));
                 bool superseded = false;
                 {
                     std::lock_guard guard(m_mutex);

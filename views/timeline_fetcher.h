@@ -23,6 +23,7 @@ struct TimelineRequest
     std::vector<model::TrackId> tracks;
     model::TimeRange window;
     int plotWidthPx = 0;
+    int depthLimit = 0;  ///< > 0: the lanes drawn; deeper events are not fetched
     friend bool operator==(const TimelineRequest&, const TimelineRequest&) = default;
 };
 

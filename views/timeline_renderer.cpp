@@ -34,15 +34,16 @@ const storage::TrackSlice* TimelineData::slice(model::TrackId track) const
     return it == m_index.end() ? nullptr : &slices[it->second];
 }
 
-TimelineData fetchTimeline(storage::StoreReader& store, std::vector<model::TrackId> tracks, model::TimeRange window,
-                           int plotWidthPx)
+TimelineData fetchTimeline(storage::StoreReader& store, std::vector<model::TrackId> tracks,
+    model::TimeRange window, int plotWidthPx, int depthLimit)
 {
     const auto start = Clock::now();
     TimelineData data;
     data.window = window;
     data.plotWidthPx = plotWidthPx;
     if (!window.empty() && !tracks.empty())
-        data.slices = store.query({std::move(tracks), window.startNs, window.endNs, plotWidthPx});
+        data.slices = store.query(
+            { std::move(tracks), window.startNs, window.endNs, plotWidthPx, depthLimit });
     for (std::size_t i = 0; i < data.slices.size(); ++i)
         data.m_index.emplace(data.slices[i].track, i);
     data.queryMs = msSince(start);

@@ -63,13 +63,15 @@ struct TimelineData
     const storage::TrackSlice* slice(model::TrackId track) const;
 
 private:
-    friend TimelineData fetchTimeline(storage::StoreReader&, std::vector<model::TrackId>, model::TimeRange, int);
+    friend TimelineData fetchTimeline(
+        storage::StoreReader&, std::vector<model::TrackId>, model::TimeRange, int, int);
     std::unordered_map<model::TrackId, std::size_t> m_index;
 };
 
-/// Queries the store for `tracks` (thread-safe: StoreReader serialises its callers).
+/// Queries the store for `tracks` (thread-safe: StoreReader serialises its callers);
+/// `depthLimit` > 0 leaves out what lies deeper than that many lanes.
 TimelineData fetchTimeline(storage::StoreReader& store, std::vector<model::TrackId> tracks,
-                           model::TimeRange window, int plotWidthPx);
+    model::TimeRange window, int plotWidthPx, int depthLimit = 0);
 
 /// The tracks of the rows a frame shows (group headers excluded).
 std::vector<model::TrackId> visibleTracks(const TimelineLayout& layout, const TimelineFrame& frame);

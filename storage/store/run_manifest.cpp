@@ -261,7 +261,7 @@ RunManifest describeRun(const std::vector<std::filesystem::path>& files,
 {
     RunManifest run;
     std::map<std::pair<model::StackId, model::StringId>, model::StackId> stackIds;
-    auto cache = std::make_shared<SharedTileCache>(0);
+    auto cache = std::make_shared<SharedTileCache>(0, 0);
     for (std::size_t i = 0; i < files.size(); ++i) {
         const ShardReader shard(files[i], {cache, 0, nullptr});
         RunShard& s = run.shards.emplace_back();

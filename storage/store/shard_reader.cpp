@@ -5,6 +5,8 @@
 #include "storage/store/store_tables.h"
 #include "storage/store/tile_codec.h"
 
+#include <sqlite3.h>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -48,6 +50,8 @@ ShardReader::ShardReader(const std::filesystem::path& path, Context context)
     } catch (const std::exception& e) {
         throw StoreError(path.string() + ": corrupted store: " + e.what());
     }
+    // From here on this connection reads tile indexes, each once into the index cache.
+    Connection::limitPageCache(*m_db);
 }
 
 ShardReader::~ShardReader() = default;
@@ -110,7 +114,6 @@ void ShardReader::loadMetadata()
     const auto trackCount = static_cast<std::int64_t>(m_resources.size());
     m_summaries.resize(m_resources.size());
     m_bandMaxNs.assign(m_resources.size(), std::vector<TimeNs>(m_grid.levels + 1, -1));
-    m_indexes.resize(m_resources.size());
 
     auto stats = m_db->prepare("SELECT * FROM track_stats");
     while (stats.step()) {
@@ -154,47 +157,80 @@ std::optional<std::string> ShardReader::meta(const std::string& key) const
     return it == m_meta.end() ? std::nullopt : std::optional<std::string>(it->second);
 }
 
-const ShardReader::TrackIndex& ShardReader::index(model::TrackId track)
+ShardReader::IndexPtr ShardReader::index(model::TrackId track)
 {
-    if (track >= m_indexes.size())
+    if (track >= m_resources.size())
         throw std::out_of_range("StoreReader: unknown track " + std::to_string(track));
-    if (!m_indexes[track]) {
-        auto idx = std::make_unique<TrackIndex>();
-        m_indexStmt->bind(1, std::int64_t(track));
-        std::vector<TileIndexEntry> entries;
-        try {
-            if (m_indexStmt->step())
-                entries = decodeTileIndex(m_indexStmt->blob(0));
-        } catch (const CorruptTile& e) {
-            m_indexStmt->reset();
-            throw StoreError(m_path.string() + ": corrupted tile index of track " + std::to_string(track) + ": "
-                             + e.what());
-        }
+    LruCache<TrackTileIndex>& cache = m_context.cache->indexes;
+    const std::int64_t key = m_context.cacheKeyBase + track;
+    if (auto hit = cache.find(key))
+        return hit;
+    m_indexStmt->bind(1, std::int64_t(track));
+    std::vector<TileIndexEntry> entries;
+    try {
+        if (m_indexStmt->step())
+            entries = decodeTileIndex(m_indexStmt->blob(0));
+    } catch (const CorruptTile& e) {
         m_indexStmt->reset();
-        for (const TileIndexEntry& e : entries) {
-            if (e.level > m_grid.levels || e.id <= 0)
-                throw StoreError(m_path.string() + ": corrupted tile index of track " + std::to_string(track));
-            idx->tiles[{static_cast<int>(e.kind), e.level}].push_back({e.id, e.idx, e.t0, e.t1, e.n});
-        }
-        m_indexes[track] = std::move(idx);
+        throw StoreError(m_path.string() + ": corrupted tile index of track "
+            + std::to_string(track) + ": " + e.what());
     }
-    return *m_indexes[track];
+    m_indexStmt->reset();
+    // Each list sized once: grown by doubling, they took ~1.6 x their entries.
+    std::map<std::pair<int, int>, std::size_t> counts;
+    for (const TileIndexEntry& e : entries) {
+        auto& n = counts[{ static_cast<int>(e.kind), e.level }];
+        // Lists are by idx, from 0 (as the builder numbers tiles); ids and counts fit 32 bits
+        // (4 G tiles would be a store of tens of TB).
+        if (e.level > m_grid.levels || e.id <= 0 || e.id > UINT32_MAX
+            || e.idx != static_cast<std::int64_t>(n) || e.n > UINT32_MAX)
+            throw StoreError(
+                m_path.string() + ": corrupted tile index of track " + std::to_string(track));
+        ++n;
+    }
+    auto idx = std::make_shared<TrackTileIndex>();
+    constexpr std::size_t kListBytes = 96;  // a map node and its vector
+    idx->bytes =
+        sizeof(TrackTileIndex) + entries.size() * sizeof(IndexedTile) + counts.size() * kListBytes;
+    for (const auto& [key, n] : counts)
+        idx->tiles[key].reserve(n);
+    for (const TileIndexEntry& e : entries)
+        idx->tiles[{ static_cast<int>(e.kind), e.level }].push_back(
+            { e.t0, e.t1, static_cast<std::uint32_t>(e.id), static_cast<std::uint32_t>(e.n) });
+    cache.insert(key, idx, idx->bytes);
+    return idx;
 }
 
-std::shared_ptr<const DecodedTile> ShardReader::tile(const TileRef& ref, int kind, Connection& conn)
+std::shared_ptr<const DecodedTile> ShardReader::tile(std::int64_t id, int kind, Connection& conn)
 {
     SharedTileCache& shared = *m_context.cache;
-    const std::int64_t key = m_context.cacheKeyBase + ref.id;
+    const std::int64_t key = m_context.cacheKeyBase + id;
     {
         std::lock_guard lock(shared.mutex);
         if (auto hit = shared.cache.find(key))
             return hit;
     }
     // Fetch and decode outside the cache lock.
-    auto decoded = std::make_shared<const DecodedTile>(decodeTile(ref, kind, conn));
+    auto decoded = std::make_shared<const DecodedTile>(decodeTile(id, kind, conn));
     std::lock_guard lock(shared.mutex);
     shared.cache.insert(key, decoded);
     return decoded;
+}
+
+std::size_t ShardReader::sqliteCacheBytes() const
+{
+    std::size_t bytes = 0;
+    auto add = [&bytes](const SqliteDb& db) {
+        int current = 0, highest = 0;
+        sqlite3_db_status(db.handle(), SQLITE_DBSTATUS_CACHE_USED, &current, &highest, 0);
+        bytes += static_cast<std::size_t>(current);
+    };
+    add(*m_db);
+    for (const auto& conn : m_connections) {
+        if (conn)
+            add(*conn->db);
+    }
+    return bytes;
 }
 
 ShardReader::Connection& ShardReader::connection(int slot)
@@ -204,13 +240,14 @@ ShardReader::Connection& ShardReader::connection(int slot)
     return *m_connections[slot];
 }
 
-DecodedTile ShardReader::decodeTile(const TileRef& ref, int kind, Connection& conn)
+DecodedTile ShardReader::decodeTile(std::int64_t id, int kind, Connection& conn)
 {
     SqliteStatement& stmt = *conn.payload;
-    stmt.bind(1, ref.id);
+    stmt.bind(1, id);
     if (!stmt.step()) {
         stmt.reset();
-        throw StoreError(m_path.string() + ": corrupted store: tile " + std::to_string(ref.id) + " is missing");
+        throw StoreError(
+            m_path.string() + ": corrupted store: tile " + std::to_string(id) + " is missing");
     }
     try {
         if (stmt.int64(0) != kind)
@@ -234,19 +271,26 @@ DecodedTile ShardReader::decodeTile(const TileRef& ref, int kind, Connection& co
         return decoded;
     } catch (const CorruptTile& e) {
         stmt.reset();
-        throw StoreError(m_path.string() + ": corrupted store: tile " + std::to_string(ref.id) + ": " + e.what());
+        throw StoreError(
+            m_path.string() + ": corrupted store: tile " + std::to_string(id) + ": " + e.what());
     }
 }
 
 std::vector<TileRef> ShardReader::exactTiles(model::TrackId track, TileKind kind, int band)
 {
-    const auto* tiles = index(track).find(kind, band);
-    return tiles ? *tiles : std::vector<TileRef>{};
+    const IndexPtr idx = index(track);
+    std::vector<TileRef> out;
+    if (const auto* tiles = idx->find(kind, band)) {
+        out.reserve(tiles->size());
+        for (const IndexedTile& t : *tiles)
+            out.push_back({ t.id, static_cast<std::int64_t>(out.size()), t.t0, t.t1, t.n });
+    }
+    return out;
 }
 
 DecodedTile ShardReader::readTile(const TileRef& ref, TileKind kind)
 {
-    return decodeTile(ref, static_cast<int>(kind), connection(0));
+    return decodeTile(ref.id, static_cast<int>(kind), connection(0));
 }
 
 model::TimeNs ShardReader::bandMaxDurationNs(model::TrackId track, int band) const

@@ -24,15 +24,21 @@
 
 namespace strata::storage {
 
-/// The decoded-tile cache all shards of a run share, under one byte budget.
+struct TrackTileIndex;
+
+/// What all shards of a run share, each under its own byte budget: the decoded tiles, and
+/// the tile indexes of the tracks read lately (a busy track's index is ~1 MB at 1 B events,
+/// so a run's 576 tracks would hold ~120 MB of them for good).
 struct SharedTileCache
 {
-    explicit SharedTileCache(std::size_t budgetBytes)
+    SharedTileCache(std::size_t budgetBytes, std::size_t indexBudgetBytes)
         : cache(budgetBytes)
+        , indexes(indexBudgetBytes)
     {
     }
-    std::mutex mutex;
+    std::mutex mutex;  ///< guards `cache`; `indexes` is used under StoreReader's mutex only
     TileCache cache;
+    LruCache<TrackTileIndex> indexes;
 };
 
 class ShardReader
@@ -63,15 +69,17 @@ public:
     const std::map<model::StringId, CategoryTotals>& categories() const { return m_categories; }
     const model::StackTable& stacks() const { return m_stacks; }
 
-    /// Loads the tile index of each track (on the main connection), then fills `out[i]`
-    /// for the tracks `tracks[i]` (local ids), over two connections when `split` and
-    /// there are many tracks.
-    void query(const ViewportQuery& q, const std::vector<model::TrackId>& tracks,
-               std::vector<TrackSlice>& out, bool split);
-    /// The same for slices [first, last) on connection `slot`, indexes already loaded.
+    using IndexPtr = std::shared_ptr<const TrackTileIndex>;
+    /// The tile index of a track (local id), from the shared cache or read on the main
+    /// connection. Not for the two query threads: they use what the caller pinned.
+    IndexPtr index(model::TrackId track);
+    /// Fills `out[i]` for the tracks `tracks[i]` (local ids), i in [first, last), from
+    /// their pinned indexes `indexes[i]`, on connection `slot` (0 or 1).
     void fill(const ViewportQuery& q, const std::vector<model::TrackId>& tracks,
-              std::vector<TrackSlice>& out, std::size_t first, std::size_t last, int slot);
-    void loadIndexes(const std::vector<model::TrackId>& tracks);
+        const std::vector<IndexPtr>& indexes, std::vector<TrackSlice>& out, std::size_t first,
+        std::size_t last, int slot);
+    /// Bytes SQLite holds in its page caches for this file (all connections).
+    std::size_t sqliteCacheBytes() const;
 
     std::vector<model::Interval> intervals(model::TrackId track, model::TimeNs startNs,
                                            model::TimeNs endNs, int fromBand);
@@ -89,20 +97,19 @@ public:
     DecodedTile readTile(const TileRef& ref, TileKind kind);
     model::TimeNs bandMaxDurationNs(model::TrackId track, int band) const;
 
-    struct TrackIndex;
     struct Connection;
 
 private:
-    const TrackIndex& index(model::TrackId track);
-    std::shared_ptr<const DecodedTile> tile(const TileRef& ref, int kind, Connection& conn);
-    DecodedTile decodeTile(const TileRef& ref, int kind, Connection& conn);
+    std::shared_ptr<const DecodedTile> tile(std::int64_t id, int kind, Connection& conn);
+    DecodedTile decodeTile(std::int64_t id, int kind, Connection& conn);
     Connection& connection(int slot);
     void loadMetadata();
     void loadFlameLevels();
-    void readExactIntervals(model::TrackId track, int fromBand, model::TimeRange window,
-                            std::vector<model::Interval>& out, Connection& conn);
-    void fillSlice(TrackSlice& slice, model::TrackId track, model::TimeRange window,
-                   double nsPerPx, int pixelWidth, Connection& conn);
+    void readExactIntervals(model::TrackId track, const TrackTileIndex& idx, int fromBand,
+        model::TimeRange window, int depthLimit, std::vector<model::Interval>& out,
+        Connection& conn);
+    void fillSlice(TrackSlice& slice, model::TrackId track, const TrackTileIndex& idx,
+        model::TimeRange window, double nsPerPx, int pixelWidth, int depthLimit, Connection& conn);
     model::StringId runString(std::int64_t local) const;
 
     std::filesystem::path m_path;
@@ -120,7 +127,6 @@ private:
     std::vector<TrackSummary> m_summaries;
     std::vector<std::vector<model::TimeNs>> m_bandMaxNs;  ///< [track][band], -1 when empty
     std::map<model::StringId, CategoryTotals> m_categories;
-    std::vector<std::unique_ptr<TrackIndex>> m_indexes;
     std::optional<SqliteStatement> m_indexStmt;
     bool m_hasKernelMetrics = false;
     std::vector<std::optional<FlameLevelRange>> m_flameLevels;  ///< [track]

@@ -18,13 +18,26 @@
 
 namespace strata::storage {
 
+/// One tile of a track's index as kept in memory: 24 bytes where a TileRef takes 40, its
+/// idx being its place in its list. A busy track of the 1 B run lists ~19 k tiles; the 64
+/// busiest, which the bench's queries and a full timeline read at every frame, take
+/// 29 MB so, and stay within the index cache's 32 MB (at 40 bytes they would be read
+/// again at every frame).
+struct IndexedTile
+{
+    model::TimeNs t0, t1;
+    std::uint32_t id, n;
+};
+static_assert(sizeof(IndexedTile) == 24);
+
 /// The tile index of one track: per (kind, level) the tiles sorted by idx (for exact
 /// tiles, idx order is start order).
-struct ShardReader::TrackIndex
+struct TrackTileIndex
 {
-    std::map<std::pair<int, int>, std::vector<TileRef>> tiles;
+    std::map<std::pair<int, int>, std::vector<IndexedTile>> tiles;
+    std::size_t bytes = 0;  ///< what it takes in memory, about (what the cache counts)
 
-    const std::vector<TileRef>* find(TileKind kind, int level) const
+    const std::vector<IndexedTile>* find(TileKind kind, int level) const
     {
         auto it = tiles.find({static_cast<int>(kind), level});
         return it == tiles.end() ? nullptr : &it->second;
@@ -39,8 +52,14 @@ struct ShardReader::Connection
     explicit Connection(const std::filesystem::path& path)
         : db(std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadOnly))
     {
+        limitPageCache(*db);
         payload.emplace(db->prepare("SELECT kind, payload FROM tiles WHERE id = ?"));
     }
+
+    /// SQLite's own page cache (2 MB by default) per connection: a run of 16 shards has 48
+    /// connections, and what they read is a tile decoded once into the tile cache, or an
+    /// index kept in the index cache; the b-tree's inner pages are what it is for.
+    static void limitPageCache(SqliteDb& db) { db.exec("PRAGMA cache_size = -256"); }
 };
 
 namespace shard_reader_detail {
@@ -58,10 +77,10 @@ inline bool overlaps(TimeNs s, TimeNs e, TimeRange w)
 /// Exact tiles (sorted by t0 = first start) that may hold an event starting in
 /// [lowNs, highNs): from the last tile starting at or before lowNs on.
 template<typename Fn>
-void forExactTiles(const std::vector<TileRef>& tiles, TimeNs lowNs, TimeNs highNs, Fn fn)
+void forExactTiles(const std::vector<IndexedTile>& tiles, TimeNs lowNs, TimeNs highNs, Fn fn)
 {
-    auto it = std::upper_bound(tiles.begin(), tiles.end(), lowNs,
-                               [](TimeNs t, const TileRef& r) { return t < r.t0; });
+    auto it = std::upper_bound(
+        tiles.begin(), tiles.end(), lowNs, [](TimeNs t, const IndexedTile& r) { return t < r.t0; });
     if (it != tiles.begin())
         --it;
     for (; it != tiles.end() && it->t0 < highNs; ++it)
@@ -70,10 +89,10 @@ void forExactTiles(const std::vector<TileRef>& tiles, TimeNs lowNs, TimeNs highN
 
 /// Summary tiles whose span overlaps [startNs, endNs).
 template<typename Fn>
-void forSummaryTiles(const std::vector<TileRef>& tiles, TimeRange w, Fn fn)
+void forSummaryTiles(const std::vector<IndexedTile>& tiles, TimeRange w, Fn fn)
 {
     auto it = std::upper_bound(tiles.begin(), tiles.end(), w.startNs,
-                               [](TimeNs t, const TileRef& r) { return t < r.t1; });
+        [](TimeNs t, const IndexedTile& r) { return t < r.t1; });
     for (; it != tiles.end() && it->t0 < w.endNs; ++it)
         fn(*it);
 }

@@ -2,13 +2,13 @@
 // stack samples, args, kernel metrics); opening and tile access are in shard_reader.cpp.
 
 #include "storage/store/shard_reader.h"
-
 #include "storage/store/shard_reader_p.h"
 #include "storage/store/tile_codec.h"
 
 #include <algorithm>
 #include <array>
 #include <thread>
+#include <type_traits>
 
 namespace strata::storage {
 
@@ -16,10 +16,10 @@ using model::TimeNs;
 using model::TimeRange;
 using namespace shard_reader_detail;
 
-void ShardReader::readExactIntervals(model::TrackId track, int fromBand, TimeRange window,
-                                     std::vector<model::Interval>& out, Connection& conn)
+void ShardReader::readExactIntervals(model::TrackId track, const TrackTileIndex& idx, int fromBand,
+    TimeRange window, int depthLimit, std::vector<model::Interval>& out, Connection& conn)
 {
-    const TrackIndex& idx = index(track);
+    const int depths = depthLimit > 0 ? depthLimit : 256;
     const auto before = static_cast<std::ptrdiff_t>(out.size());
     auto byStart = [](const model::Interval& a, const model::Interval& b) {
         return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
@@ -30,15 +30,16 @@ void ShardReader::readExactIntervals(model::TrackId track, int fromBand, TimeRan
         if (maxDuration < 0 || !tiles)
             continue;
         const auto bandStart = static_cast<std::ptrdiff_t>(out.size());
-        forExactTiles(*tiles, window.startNs - maxDuration, window.endNs, [&](const TileRef& ref) {
-            if (ref.t1 < window.startNs)
-                return;
-            auto decoded = tile(ref, static_cast<int>(TileKind::Intervals), conn);
-            for (const model::Interval& e : std::get<IntervalTile>(*decoded).events) {
-                if (overlaps(e.startNs, e.endNs, window))
-                    out.push_back(e);
-            }
-        });
+        forExactTiles(
+            *tiles, window.startNs - maxDuration, window.endNs, [&](const IndexedTile& ref) {
+                if (ref.t1 < window.startNs)
+                    return;
+                auto decoded = tile(ref.id, static_cast<int>(TileKind::Intervals), conn);
+                for (const model::Interval& e : std::get<IntervalTile>(*decoded).events) {
+                    if (overlaps(e.startNs, e.endNs, window) && e.depth < depths)
+                        out.push_back(e);
+                }
+            });
         // Each band comes out sorted: merge it with the bands before.
         std::inplace_merge(out.begin() + before, out.begin() + bandStart, out.end(), byStart);
     }
@@ -48,7 +49,8 @@ std::vector<model::Interval> ShardReader::intervals(model::TrackId track, TimeNs
                                                     int fromBand)
 {
     std::vector<model::Interval> out;
-    readExactIntervals(track, std::max(0, fromBand), {startNs, endNs}, out, connection(0));
+    readExactIntervals(
+        track, *index(track), std::max(0, fromBand), { startNs, endNs }, 0, out, connection(0));
     return out;
 }
 
@@ -56,11 +58,12 @@ std::vector<model::StackSample> ShardReader::stackSamples(model::TrackId track, 
 {
     std::vector<model::StackSample> out;
     Connection& conn = connection(0);
-    const auto* tiles = m_summaries.at(track).samples > 0 ? index(track).find(TileKind::Samples, 0) : nullptr;
+    const IndexPtr idx = m_summaries.at(track).samples > 0 ? index(track) : nullptr;
+    const auto* tiles = idx ? idx->find(TileKind::Samples, 0) : nullptr;
     if (!tiles)
         return out;
-    forExactTiles(*tiles, startNs, endNs, [&](const TileRef& ref) {
-        auto decoded = tile(ref, static_cast<int>(TileKind::Samples), conn);
+    forExactTiles(*tiles, startNs, endNs, [&](const IndexedTile& ref) {
+        auto decoded = tile(ref.id, static_cast<int>(TileKind::Samples), conn);
         for (const model::StackSample& s : std::get<SampleTile>(*decoded).samples) {
             if (s.timeNs >= startNs && s.timeNs < endNs)
                 out.push_back(s);
@@ -72,12 +75,13 @@ std::vector<model::StackSample> ShardReader::stackSamples(model::TrackId track, 
 std::string ShardReader::intervalArgs(model::TrackId track, const model::Interval& interval)
 {
     Connection& conn = connection(0);
-    const auto* tiles = index(track).find(TileKind::Intervals, m_grid.bandOf(interval.durationNs()));
+    const IndexPtr idx = index(track);
+    const auto* tiles = idx->find(TileKind::Intervals, m_grid.bandOf(interval.durationNs()));
     if (!tiles)
         return {};
     std::string found;
-    forExactTiles(*tiles, interval.startNs, interval.startNs + 1, [&](const TileRef& ref) {
-        auto decoded = tile(ref, static_cast<int>(TileKind::Intervals), conn);
+    forExactTiles(*tiles, interval.startNs, interval.startNs + 1, [&](const IndexedTile& ref) {
+        auto decoded = tile(ref.id, static_cast<int>(TileKind::Intervals), conn);
         const auto& t = std::get<IntervalTile>(*decoded);
         for (std::size_t i = 0; i < t.events.size(); ++i) {
             if (t.events[i].seq == interval.seq && t.events[i].startNs == interval.startNs)
@@ -131,10 +135,9 @@ std::vector<model::KernelMetric> ShardReader::kernelMetrics(model::TrackId track
     return out;
 }
 
-void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange window,
-                            double nsPerPx, int pixelWidth, Connection& conn)
+void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const TrackTileIndex& idx,
+    TimeRange window, double nsPerPx, int pixelWidth, int depthLimit, Connection& conn)
 {
-    const TrackIndex& idx = index(track);
     const TrackSummary& summary = m_summaries[track];
     const int pixelLevel = m_grid.levelFor(nsPerPx);
 
@@ -143,10 +146,11 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange w
         const auto* tiles = idx.find(kind, band);
         if (!tiles)
             return;
-        forExactTiles(*tiles, window.startNs - lookbackNs, window.endNs, [&](const TileRef& ref) {
-            if (ref.t1 >= window.startNs)
-                budget -= ref.n;
-        });
+        forExactTiles(
+            *tiles, window.startNs - lookbackNs, window.endNs, [&](const IndexedTile& ref) {
+                if (ref.t1 >= window.startNs)
+                    budget -= ref.n;
+            });
     };
     auto chooseLevel = [&](int finest, TileKind kind, bool intervals) {
         if (pixelLevel < finest || pixelLevel == 0)
@@ -165,7 +169,8 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange w
 
     if (summary.intervals > 0) {
         slice.intervalLevel = chooseLevel(summary.intervalLevel, TileKind::Intervals, true);
-        readExactIntervals(track, slice.intervalLevel, window, slice.intervals, conn);
+        readExactIntervals(
+            track, idx, slice.intervalLevel, window, depthLimit, slice.intervals, conn);
         if (slice.intervalLevel > 0) {
             const TimeNs w = m_grid.bucketNs(slice.intervalLevel);
             if (const auto* tiles = idx.find(TileKind::IntervalSummary, slice.intervalLevel)) {
@@ -178,10 +183,12 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange w
                 };
                 std::vector<Run> runs;
                 std::size_t cellCount = 0, entryCount = 0;
+                // Cells deeper than the caller draws are left out one by one.
+                const bool shallow = depthLimit > 0 && summary.maxDepth >= depthLimit;
                 const std::int64_t firstBucket = model::floorDiv(window.startNs, w);
                 const std::int64_t lastBucket = model::floorDiv(window.endNs - 1, w);
-                forSummaryTiles(*tiles, window, [&](const TileRef& ref) {
-                    auto decoded = tile(ref, static_cast<int>(TileKind::IntervalSummary), conn);
+                forSummaryTiles(*tiles, window, [&](const IndexedTile& ref) {
+                    auto decoded = tile(ref.id, static_cast<int>(TileKind::IntervalSummary), conn);
                     const auto& t = std::get<IntervalSummaryTile>(*decoded);
                     const auto begin = std::lower_bound(t.cells.begin(), t.cells.end(), firstBucket,
                                                         [](const IntervalCell& c, std::int64_t b) { return c.bucket < b; });
@@ -193,8 +200,17 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange w
                     const std::uint32_t to = std::prev(end)->firstEntry + std::prev(end)->entryCount;
                     if (to > t.entries.size() || from > to)
                         throw StoreError(m_path.string() + ": corrupted store: summary tile " + std::to_string(ref.id));
-                    cellCount += static_cast<std::size_t>(end - begin);
-                    entryCount += to - from;
+                    if (shallow) {
+                        for (auto c = begin; c != end; ++c) {
+                            if (c->depth < depthLimit) {
+                                ++cellCount;
+                                entryCount += c->entryCount;
+                            }
+                        }
+                    } else {
+                        cellCount += static_cast<std::size_t>(end - begin);
+                        entryCount += to - from;
+                    }
                     runs.push_back({std::move(decoded), static_cast<std::size_t>(begin - t.cells.begin()),
                                     static_cast<std::size_t>(end - t.cells.begin())});
                 });
@@ -202,6 +218,19 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange w
                 slice.entries.reserve(entryCount);
                 for (const Run& run : runs) {
                     const auto& t = std::get<IntervalSummaryTile>(*run.tile);
+                    if (shallow) {
+                        for (std::size_t i = run.begin; i < run.end; ++i) {
+                            IntervalCell c = t.cells[i];
+                            if (c.depth >= depthLimit)
+                                continue;
+                            const auto entries = t.entries.begin() + c.firstEntry;
+                            c.firstEntry = static_cast<std::uint32_t>(slice.entries.size());
+                            slice.cells.push_back(c);
+                            slice.entries.insert(
+                                slice.entries.end(), entries, entries + c.entryCount);
+                        }
+                        continue;
+                    }
                     const std::uint32_t from = t.cells[run.begin].firstEntry;
                     const std::uint32_t to = t.cells[run.end - 1].firstEntry + t.cells[run.end - 1].entryCount;
                     const auto shift = static_cast<std::int64_t>(slice.entries.size()) - from;
@@ -218,8 +247,8 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange w
         slice.instantLevel = chooseLevel(summary.instantLevel, TileKind::Instants, false);
         if (slice.instantLevel == 0) {
             if (const auto* tiles = idx.find(TileKind::Instants, 0)) {
-                forExactTiles(*tiles, window.startNs, window.endNs, [&](const TileRef& ref) {
-                    auto decoded = tile(ref, static_cast<int>(TileKind::Instants), conn);
+                forExactTiles(*tiles, window.startNs, window.endNs, [&](const IndexedTile& ref) {
+                    auto decoded = tile(ref.id, static_cast<int>(TileKind::Instants), conn);
                     for (const model::Instant& i : std::get<InstantTile>(*decoded).events) {
                         if (i.timeNs >= window.startNs && i.timeNs < window.endNs)
                             slice.instants.push_back(i);
@@ -228,8 +257,8 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange w
             }
         } else if (const auto* tiles = idx.find(TileKind::InstantSummary, slice.instantLevel)) {
             const TimeNs w = m_grid.bucketNs(slice.instantLevel);
-            forSummaryTiles(*tiles, window, [&](const TileRef& ref) {
-                auto decoded = tile(ref, static_cast<int>(TileKind::InstantSummary), conn);
+            forSummaryTiles(*tiles, window, [&](const IndexedTile& ref) {
+                auto decoded = tile(ref.id, static_cast<int>(TileKind::InstantSummary), conn);
                 for (const InstantCell& c : std::get<InstantSummaryTile>(*decoded).cells) {
                     if (c.bucket * w < window.endNs && (c.bucket + 1) * w > window.startNs)
                         slice.instantCells.push_back(c);
@@ -243,38 +272,63 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange w
         if (const auto* tiles = idx.find(kind, slice.counterLevel)) {
             // Start one tile early for the value carried into the window.
             auto first = std::lower_bound(tiles->begin(), tiles->end(), window.startNs,
-                                          [](const TileRef& r, TimeNs t) { return r.t1 < t; });
+                [](const IndexedTile& r, TimeNs t) { return r.t1 < t; });
             if (first != tiles->begin())
                 --first;
-            for (auto it = first; it != tiles->end() && it->t0 < window.endNs; ++it) {
-                auto decoded = tile(*it, static_cast<int>(kind), conn);
-                if (kind == TileKind::Counters) {
-                    for (const model::CounterSample& s : std::get<CounterTile>(*decoded).samples) {
-                        if (s.timeNs >= window.endNs)
-                            break;
-                        if (s.timeNs < window.startNs)
-                            slice.samples.assign(1, s);  // carried-in value so far
-                        else
-                            slice.samples.push_back(s);
-                    }
-                } else {
-                    const TimeNs w = m_grid.bucketNs(slice.counterLevel);
-                    for (const CounterCell& c : std::get<CounterSummaryTile>(*decoded).cells) {
-                        if (c.bucket * w >= window.endNs)
-                            break;
-                        if ((c.bucket + 1) * w <= window.startNs)
-                            slice.counterCells.assign(1, c);
-                        else
-                            slice.counterCells.push_back(c);
+            // The tiles first, then what they hold in the window counted, so the output is
+            // sized once rather than grown by doubling (the overview strip asks this of
+            // every counter of the run).
+            std::vector<std::shared_ptr<const DecodedTile>> decoded;
+            for (auto it = first; it != tiles->end() && it->t0 < window.endNs; ++it)
+                decoded.push_back(tile(it->id, static_cast<int>(kind), conn));
+            // Calls `keep(value, carried)` for what lies in the window, in order, and for
+            // what lies before it (the value carried in).
+            auto scan = [&](auto keep) {
+                const TimeNs w = m_grid.bucketNs(std::max(1, slice.counterLevel));
+                for (const auto& d : decoded) {
+                    if (kind == TileKind::Counters) {
+                        for (const model::CounterSample& s : std::get<CounterTile>(*d).samples) {
+                            if (s.timeNs >= window.endNs)
+                                break;
+                            keep(s, s.timeNs < window.startNs);
+                        }
+                    } else {
+                        for (const CounterCell& c : std::get<CounterSummaryTile>(*d).cells) {
+                            if (c.bucket * w >= window.endNs)
+                                break;
+                            keep(c, (c.bucket + 1) * w <= window.startNs);
+                        }
                     }
                 }
-            }
+            };
+            std::size_t inside = 0;
+            bool carried = false;
+            scan([&](const auto&, bool before) {
+                carried = carried || before;
+                inside += before ? 0 : 1;
+            });
+            auto fill = [&](auto& out) {
+                using Value = typename std::decay_t<decltype(out)>::value_type;
+                out.reserve(inside + (carried ? 1 : 0));
+                scan([&](const auto& v, bool before) {
+                    if constexpr (std::is_same_v<std::decay_t<decltype(v)>, Value>) {
+                        if (before)
+                            out.assign(1, v);  // carried-in value so far
+                        else
+                            out.push_back(v);
+                    }
+                });
+            };
+            if (kind == TileKind::Counters)
+                fill(slice.samples);
+            else
+                fill(slice.counterCells);
         }
     }
     if (summary.flows > 0 && slice.intervalLevel == 0) {
         if (const auto* tiles = idx.find(TileKind::Flows, 0)) {
-            forExactTiles(*tiles, window.startNs, window.endNs, [&](const TileRef& ref) {
-                auto decoded = tile(ref, static_cast<int>(TileKind::Flows), conn);
+            forExactTiles(*tiles, window.startNs, window.endNs, [&](const IndexedTile& ref) {
+                auto decoded = tile(ref.id, static_cast<int>(TileKind::Flows), conn);
                 for (const model::Flow& f : std::get<FlowTile>(*decoded).flows) {
                     if (f.fromNs >= window.startNs && f.fromNs < window.endNs)
                         slice.flows.push_back(f);
@@ -284,8 +338,8 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange w
     }
     if (summary.samples > 0) {
         if (const auto* tiles = idx.find(TileKind::Samples, 0)) {
-            forExactTiles(*tiles, window.startNs, window.endNs, [&](const TileRef& ref) {
-                auto decoded = tile(ref, static_cast<int>(TileKind::Samples), conn);
+            forExactTiles(*tiles, window.startNs, window.endNs, [&](const IndexedTile& ref) {
+                auto decoded = tile(ref.id, static_cast<int>(TileKind::Samples), conn);
                 for (const model::StackSample& s : std::get<SampleTile>(*decoded).samples) {
                     if (s.timeNs >= window.startNs && s.timeNs < window.endNs)
                         slice.stackSamples.push_back(s);
@@ -295,35 +349,15 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, TimeRange w
     }
 }
 
-void ShardReader::loadIndexes(const std::vector<model::TrackId>& tracks)
-{
-    for (model::TrackId track : tracks)
-        index(track);  // on the main connection, before any split
-}
-
 void ShardReader::fill(const ViewportQuery& q, const std::vector<model::TrackId>& tracks,
-                       std::vector<TrackSlice>& out, std::size_t first, std::size_t last, int slot)
+    const std::vector<IndexPtr>& indexes, std::vector<TrackSlice>& out, std::size_t first,
+    std::size_t last, int slot)
 {
     const double nsPerPx = static_cast<double>(q.endNs - q.startNs) / q.pixelWidth;
     Connection& conn = connection(slot);
     for (std::size_t i = first; i < last; ++i)
-        fillSlice(out[i], tracks[i], {q.startNs, q.endNs}, nsPerPx, q.pixelWidth, conn);
-}
-
-void ShardReader::query(const ViewportQuery& q, const std::vector<model::TrackId>& tracks,
-                        std::vector<TrackSlice>& out, bool split)
-{
-    loadIndexes(tracks);
-    // Many tracks: the second half on a second connection and core (the machine has
-    // two). Interleaved halves would balance better but cost cache locality per track.
-    constexpr std::size_t kSplitFrom = 8;
-    if (!split || tracks.size() < kSplitFrom) {
-        fill(q, tracks, out, 0, tracks.size(), 0);
-        return;
-    }
-    const std::size_t half = tracks.size() / 2;
-    runOnTwoCores([&] { fill(q, tracks, out, 0, half, 0); },
-                  [&] { fill(q, tracks, out, half, tracks.size(), 1); });
+        fillSlice(out[i], tracks[i], *indexes[i], { q.startNs, q.endNs }, nsPerPx, q.pixelWidth,
+            q.depthLimit, conn);
 }
 
 model::StringId ShardReader::runString(std::int64_t local) const

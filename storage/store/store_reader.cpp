@@ -11,6 +11,9 @@
 #include "storage/store/store_schema.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <thread>
 
 namespace strata::storage {
 
@@ -48,7 +51,7 @@ StoreReader::StoreReader(const std::filesystem::path& path)
 
 StoreReader::StoreReader(const std::filesystem::path& path, Options options)
     : m_path(path)
-    , m_cache(std::make_shared<SharedTileCache>(options.cacheBytes))
+    , m_cache(std::make_shared<SharedTileCache>(options.cacheBytes, options.indexBytes))
 {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec))
@@ -131,19 +134,49 @@ void StoreReader::openRun(SqliteDb& manifestDb)
     m_meta = &run.meta;
     m_summaries = &m_run->summaries;
     m_categories = &m_run->categories;
+    // Opening a shard is mostly waiting for a few pages of its file (its head and last
+    // 64 KiB, its metadata tables): the shards are opened side by side, a few at a time,
+    // then checked and merged in order, so the first bad shard is the one named.
+    const std::size_t count = run.shards.size();
+    std::vector<std::unique_ptr<ShardReader>> opened(count);
+    std::vector<std::exception_ptr> errors(count);
+    std::atomic<std::size_t> nextShard = 0;
+    auto openShards = [&] {
+        for (std::size_t i; (i = nextShard++) < count;) {
+            try {
+                const RunShard& s = run.shards[i];
+                const std::filesystem::path file = shardFile(m_path, s.path);
+                const std::string name = m_path.string() + ": shard " + s.path;
+                std::error_code ec;
+                if (!std::filesystem::is_regular_file(file, ec))
+                    throw StoreError(name + " is missing");
+                if (std::filesystem::file_size(file, ec) != s.bytes
+                    || headChecksum(file) != s.headChecksum)
+                    throw StoreError(name
+                        + " is not the file the manifest lists (truncated, altered or replaced)");
+                opened[i] = std::make_unique<ShardReader>(file,
+                    ShardReader::Context { m_cache,
+                        static_cast<std::int64_t>(i) << kCacheKeyShardShift, &run.ids[i] });
+            } catch (...) {
+                errors[i] = std::current_exception();
+            }
+        }
+    };
+    {
+        constexpr std::size_t kOpenThreads = 4;
+        std::vector<std::jthread> threads;
+        for (std::size_t t = 1; t < std::min(kOpenThreads, count); ++t)
+            threads.emplace_back(openShards);
+        openShards();
+    }
     std::optional<model::TimeRange> span;
-    for (std::size_t i = 0; i < run.shards.size(); ++i) {
+    for (std::size_t i = 0; i < count; ++i) {
+        if (errors[i])
+            std::rethrow_exception(errors[i]);
         const RunShard& s = run.shards[i];
         const std::filesystem::path file = shardFile(m_path, s.path);
         const std::string name = m_path.string() + ": shard " + s.path;
-        std::error_code ec;
-        if (!std::filesystem::is_regular_file(file, ec))
-            throw StoreError(name + " is missing");
-        if (std::filesystem::file_size(file, ec) != s.bytes || headChecksum(file) != s.headChecksum)
-            throw StoreError(name + " is not the file the manifest lists (truncated, altered or replaced)");
-        auto shard = std::make_unique<ShardReader>(
-            file, ShardReader::Context {m_cache, static_cast<std::int64_t>(i) << kCacheKeyShardShift,
-                                        &run.ids[i]});
+        std::unique_ptr<ShardReader> shard = std::move(opened[i]);
         const ShardIds& ids = run.ids[i];
         if (static_cast<std::int64_t>(shard->resources().size()) != s.tracks
             || shard->stringCount() != ids.strings.size() || shard->stacks().size() != ids.stacks.size())
@@ -204,52 +237,70 @@ std::vector<TrackSlice> StoreReader::query(const ViewportQuery& q)
         throw std::invalid_argument("StoreReader::query: empty window or no pixels");
     std::lock_guard lock(m_mutex);
     std::vector<TrackSlice> out(q.tracks.size());
-    for (std::size_t i = 0; i < q.tracks.size(); ++i)
-        out[i].track = q.tracks[i];
-    if (m_shards.size() == 1) {
-        m_shards[0]->query(q, q.tracks, out, true);
-        return out;
-    }
-    // The tracks of each shard, in the query's order; whole shards go to one core or the
-    // other, balanced by track count, so no shard's connection is used twice at once.
+    // The tracks of each shard, in the query's order, with their tile indexes pinned.
     struct Part
     {
         std::size_t shard;
         std::vector<model::TrackId> tracks;  // local ids
+        std::vector<ShardReader::IndexPtr> indexes;
         std::vector<std::size_t> slots;  // where they go in `out`
         std::vector<TrackSlice> slices;
     };
-    std::map<std::size_t, Part> byShard;
-    for (std::size_t i = 0; i < q.tracks.size(); ++i) {
-        const std::size_t shard = shardOf(q.tracks[i]);
-        Part& part = byShard[shard];
-        part.shard = shard;
-        part.tracks.push_back(local(q.tracks[i], shard));
-        part.slots.push_back(i);
-    }
-    std::vector<Part*> parts;
-    for (auto& [shard, part] : byShard) {
-        part.slices.resize(part.tracks.size());
-        m_shards[shard]->loadIndexes(part.tracks);
-        parts.push_back(&part);
-    }
-    auto fillParts = [&](std::size_t first, std::size_t last, int slot) {
-        for (std::size_t p = first; p < last; ++p)
-            m_shards[parts[p]->shard]->fill(q, parts[p]->tracks, parts[p]->slices, 0, parts[p]->tracks.size(), slot);
-    };
-    std::size_t half = 0;
-    for (std::size_t done = 0; half < parts.size() && 2 * done < q.tracks.size(); ++half)
-        done += parts[half]->tracks.size();
-    if (parts.size() < 2 || q.tracks.size() < 8)
-        fillParts(0, parts.size(), 0);
-    else
-        shard_reader_detail::runOnTwoCores([&] { fillParts(0, half, 0); }, [&] { fillParts(half, parts.size(), 1); });
-    for (Part* part : parts) {
-        for (std::size_t k = 0; k < part->slots.size(); ++k) {
-            TrackSlice& slice = out[part->slots[k]];
-            const model::TrackId track = slice.track;
-            slice = std::move(part->slices[k]);
-            slice.track = track;
+    // A query of every track of a large run (the overview strip's) would pin every index
+    // at once: take the tracks a chunk at a time, each chunk's indexes within half the
+    // index budget (and at least one track).
+    const std::size_t pinBudget = m_cache->indexes.budget() / 2;
+    for (std::size_t next = 0; next < q.tracks.size();) {
+        std::map<std::size_t, Part> byShard;
+        std::size_t pinned = 0, count = 0;
+        for (; next < q.tracks.size() && (count == 0 || pinned < pinBudget); ++next, ++count) {
+            const std::size_t shard = shardOf(q.tracks[next]);
+            Part& part = byShard[shard];
+            part.shard = shard;
+            part.tracks.push_back(local(q.tracks[next], shard));
+            part.indexes.push_back(
+                m_shards[shard]->index(part.tracks.back()));  // main connection, before any split
+            part.slots.push_back(next);
+            pinned += part.indexes.back()->bytes;
+        }
+        std::vector<Part*> parts;
+        for (auto& [shard, part] : byShard) {
+            part.slices.resize(part.tracks.size());
+            parts.push_back(&part);
+        }
+        // Many tracks go to both cores: the halves of one shard's tracks on its two
+        // connections, or whole shards to one core or the other, balanced by track count,
+        // so no shard's connection is used twice at once.
+        auto fill = [&](Part& part, std::size_t first, std::size_t last, int slot) {
+            m_shards[part.shard]->fill(
+                q, part.tracks, part.indexes, part.slices, first, last, slot);
+        };
+        constexpr std::size_t kSplitFrom = 8;
+        if (count < kSplitFrom) {
+            for (Part* part : parts)
+                fill(*part, 0, part->tracks.size(), 0);
+        } else if (parts.size() == 1) {
+            Part& part = *parts.front();
+            const std::size_t half = part.tracks.size() / 2;
+            shard_reader_detail::runOnTwoCores(
+                [&] { fill(part, 0, half, 0); }, [&] { fill(part, half, part.tracks.size(), 1); });
+        } else {
+            std::size_t half = 0;
+            for (std::size_t done = 0; half < parts.size() && 2 * done < count; ++half)
+                done += parts[half]->tracks.size();
+            auto fillParts = [&](std::size_t first, std::size_t last, int slot) {
+                for (std::size_t p = first; p < last; ++p)
+                    fill(*parts[p], 0, parts[p]->tracks.size(), slot);
+            };
+            shard_reader_detail::runOnTwoCores(
+                [&] { fillParts(0, half, 0); }, [&] { fillParts(half, parts.size(), 1); });
+        }
+        for (Part* part : parts) {
+            for (std::size_t k = 0; k < part->slots.size(); ++k) {
+                TrackSlice& slice = out[part->slots[k]];
+                slice = std::move(part->slices[k]);
+                slice.track = q.tracks[part->slots[k]];
+            }
         }
     }
     return out;
@@ -359,6 +410,27 @@ std::size_t StoreReader::cacheBytes() const
 std::size_t StoreReader::cacheBudget() const
 {
     return m_cache->cache.budget();
+}
+
+std::size_t StoreReader::indexBytes() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_cache->indexes.bytes();
+}
+
+std::uint64_t StoreReader::indexReads() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_cache->indexes.misses();
+}
+
+std::size_t StoreReader::sqliteCacheBytes() const
+{
+    std::lock_guard lock(m_mutex);
+    std::size_t bytes = 0;
+    for (const auto& shard : m_shards)
+        bytes += shard->sqliteCacheBytes();
+    return bytes;
 }
 
 std::vector<TileRef> StoreReader::exactTiles(model::TrackId track, TileKind kind, int band)

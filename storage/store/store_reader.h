@@ -11,8 +11,11 @@
 // no summary that fine. At level k it returns the cells of level k plus, exactly, the
 // intervals at least one bucket long (duration bands >= k, lod_grid.h), so the cost of a
 // query is bounded by pixels x tracks, not by the size of the trace:
-//   - a track's tile index is loaded once (one covering index scan) and binary-searched;
-//   - decoded tiles are kept in an LRU TileCache with a byte budget.
+//   - a track's tile index is read in one row and binary-searched; the indexes of the
+//     tracks read lately stay in an LRU within Options::indexBytes (a query of more
+//     tracks than that holds pins half of it at a time);
+//   - decoded tiles are kept in an LRU TileCache with a byte budget;
+//   - each SQLite connection keeps 256 KiB of pages (what it reads is cached above it).
 //
 // Opening a file that is not a store, a store of a newer format, or a truncated one
 // throws StoreError, as does a run with a missing, truncated or replaced shard (naming
@@ -46,6 +49,9 @@ struct ViewportQuery
     model::TimeNs startNs = 0;
     model::TimeNs endNs = 0;
     int pixelWidth = 1920;
+    /// > 0: only the intervals and cells of depth < depthLimit (a view that draws that
+    /// many lanes, as the overview strip's one); 0: every depth.
+    int depthLimit = 0;
 };
 
 /// What one track shows in a window.
@@ -130,6 +136,9 @@ public:
     struct Options
     {
         std::size_t cacheBytes = 128u << 20;
+        /// The tile indexes of the tracks read lately (one query pins what it reads
+        /// beyond that, half this budget at a time).
+        std::size_t indexBytes = 32u << 20;
     };
 
     explicit StoreReader(const std::filesystem::path& path);
@@ -200,6 +209,12 @@ public:
 
     std::size_t cacheBytes() const;
     std::size_t cacheBudget() const;
+    /// Bytes of tile indexes kept (within Options::indexBytes), and how many tracks' indexes
+    /// were read from the store so far (a track read again after it left counts again).
+    std::size_t indexBytes() const;
+    std::uint64_t indexReads() const;
+    /// Bytes SQLite holds in its page caches, over every connection to every file.
+    std::size_t sqliteCacheBytes() const;
 
     using TileRef = storage::TileRef;
 

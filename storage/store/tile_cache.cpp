@@ -33,31 +33,4 @@ std::size_t decodedBytes(const DecodedTile& tile)
     return sizeof(DecodedTile) + std::visit(Visitor{}, tile);
 }
 
-std::shared_ptr<const DecodedTile> TileCache::find(std::int64_t id)
-{
-    auto it = m_entries.find(id);
-    if (it == m_entries.end()) {
-        ++m_misses;
-        return nullptr;
-    }
-    ++m_hits;
-    m_lru.splice(m_lru.begin(), m_lru, it->second);
-    return it->second->tile;
-}
-
-void TileCache::insert(std::int64_t id, std::shared_ptr<const DecodedTile> tile)
-{
-    const std::size_t bytes = decodedBytes(*tile);
-    if (bytes > m_budget || m_entries.count(id))
-        return;
-    while (m_bytes + bytes > m_budget && !m_lru.empty()) {
-        m_bytes -= m_lru.back().bytes;
-        m_entries.erase(m_lru.back().id);
-        m_lru.pop_back();
-    }
-    m_lru.push_front({id, std::move(tile), bytes});
-    m_entries[id] = m_lru.begin();
-    m_bytes += bytes;
-}
-
 } // namespace strata::storage
