@@ -192,8 +192,8 @@ ShardReader::IndexPtr ShardReader::index(model::TrackId track)
     constexpr std::size_t kListBytes = 96;  // a map node and its vector
     idx->bytes =
         sizeof(TrackTileIndex) + entries.size() * sizeof(IndexedTile) + counts.size() * kListBytes;
-    for (const auto& [key, n] : counts)
-        idx->tiles[key].reserve(n);
+    for (const auto& [list, size] : counts)
+        idx->tiles[list].reserve(size);
     for (const TileIndexEntry& e : entries)
         idx->tiles[{ static_cast<int>(e.kind), e.level }].push_back(
             { e.t0, e.t1, static_cast<std::uint32_t>(e.id), static_cast<std::uint32_t>(e.n) });
