@@ -233,11 +233,16 @@ void TimelineRenderer::paintIntervals(QPainter& p, const TimelineFrame& f, const
             else if (match || (labels && x1 - x0 > minLabelBoxPx))
                 marked.emplace_back(&e, box);
         }
-        // Instants over the intervals (names and search outlines go over both).
+        // Instants over the intervals (names and search outlines go over both): a tick at
+        // the top of a track that holds intervals, so that marks as dense as the pixels
+        // (one per training step over a whole run) do not hide the intervals under them;
+        // the row's height on a track of instants alone.
+        const bool withIntervals = m_store.summary(slice.track).intervals > 0;
+        const int tickPx = withIntervals ? std::max(3, lane / 3) : row.heightPx;
         for (const model::Instant& i : slice.instants)
-            canvas.fill(QRect(pixel(xOf(i.timeNs)), top, 1, row.heightPx), qRgb(0x30, 0x30, 0x30));
+            canvas.fill(QRect(pixel(xOf(i.timeNs)), top, 1, tickPx), qRgb(0x30, 0x30, 0x30));
         for (const storage::InstantCell& c : slice.instantCells)
-            canvas.fill(QRect(pixel(xOf(c.firstNs)), top, 1, row.heightPx), qRgb(0x30, 0x30, 0x30));
+            canvas.fill(QRect(pixel(xOf(c.firstNs)), top, 1, tickPx), qRgb(0x30, 0x30, 0x30));
     }
     for (const auto& [e, box] : marked) {
         if (!h.matches.empty() && h.matches.count(e->name)) {

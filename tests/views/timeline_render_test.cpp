@@ -90,3 +90,44 @@ TEST_CASE("zooming in on the burst shows exact kernels with gaps between them", 
     CHECK(colored > background);  // 80% busy
     CHECK(background > 20);  // but the gaps are visible
 }
+
+TEST_CASE("instants as dense as the pixels leave the intervals under them visible", "[gui][timeline]")
+{
+    // One 100 ms "step" and a mark every 20 us (5000 marks: several per pixel), as a
+    // training run's iteration marks look over a whole run; and a track of marks alone.
+    test::TempDir dir;
+    const auto path = dir / "i.strata";
+    {
+        storage::StoreBuilder b(path);
+        const auto proc = b.addTrack(model::kNoTrack, model::ResourceKind::Process, "rank 0");
+        const auto main = b.addTrack(proc, model::ResourceKind::Thread, "main");
+        const auto marks = b.addTrack(proc, model::ResourceKind::Thread, "marks");
+        b.addInterval(main, {0, 100'000'000, b.intern("step"), {}, model::kAutoDepth});
+        for (int i = 0; i < 5000; ++i) {
+            b.addInstant(main, {model::TimeNs(i) * 20'000, b.intern("mark")});
+            b.addInstant(marks, {model::TimeNs(i) * 20'000, b.intern("mark")});
+        }
+        b.finish();
+    }
+    storage::StoreReader store(path);
+    const QImage image = views::renderTimelineImage(store, {0, 100'000'000}, QSize(1200, 300));
+    const views::TimelineFrame frame;
+    const views::TimelineLayout layout = views::TimelineLayout::forStore(store);
+    const views::TimelineRow& mainRow = layout.rows.at(1);
+    const views::TimelineRow& marksRow = layout.rows.at(2);
+    REQUIRE(mainRow.label == "main");
+    REQUIRE(marksRow.label == "marks");
+    const QRgb mark = qRgb(0x30, 0x30, 0x30);
+    int stepPixels = 0, markTicks = 0, markRowPixels = 0;
+    const int firstX = frame.labelWidthPx + 100;  // past the step's name, drawn at its left
+    for (int x = firstX; x < 1199; ++x) {
+        const int top = frame.rulerHeightPx + mainRow.topPx;
+        stepPixels += image.pixel(x, top + layout.laneHeightPx / 2 + 2) == views::colorForName("step").rgb();
+        markTicks += image.pixel(x, top) == mark;
+        markRowPixels += image.pixel(x, frame.rulerHeightPx + marksRow.topPx + marksRow.heightPx / 2) == mark;
+    }
+    const int plot = 1199 - firstX;
+    CHECK(stepPixels == plot);  // the step shows under the marks, all along
+    CHECK(markTicks == plot);  // and the marks show above it
+    CHECK(markRowPixels == plot);  // alone on their track, they fill its height
+}
