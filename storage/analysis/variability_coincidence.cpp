@@ -37,7 +37,14 @@ struct Device
 {
     std::map<TrackId, Ranges> transfer, comm;  ///< by scope (kNoTrack: the whole device)
     std::map<TrackId, Ranges> byOwner;  ///< activity per owning GPU resource or process
-    std::vector<TrackId> counters;
+    std::vector<std::size_t> counters;  ///< indexes into the counter list
+};
+
+/// A counter of the partial: its samples and its "counter:NAME" key.
+struct CounterRef
+{
+    const std::vector<model::CounterSample>* samples;
+    std::string with;
 };
 
 /// Sorts and merges ranges into disjoint ones, in place, so that a binary search finds
@@ -148,8 +155,11 @@ std::vector<Coincidence> findCoincidences(const VariabilityPartial& partial,
                 sink->emplace_back(i.startNs, i.startNs + i.durationNs);
         }
     }
-    for (const auto& [track, samples] : partial.counters)
-        devices[placement(track).device].counters.push_back(track);
+    std::vector<CounterRef> counters;
+    for (const auto& [track, samples] : partial.counters) {
+        devices[placement(track).device].counters.push_back(counters.size());
+        counters.push_back({ &samples, "counter:" + tree.track(track).name });
+    }
     for (auto& [key, d] : devices) {
         for (auto& [scope, r] : d.transfer)
             mergeRanges(r);
@@ -170,6 +180,14 @@ std::vector<Coincidence> findCoincidences(const VariabilityPartial& partial,
             r.shrink_to_fit();
         }
     }
+
+    // The device of each track, found once (the visits below make millions of lookups).
+    std::vector<const Device*> deviceOf(tree.size(), nullptr);
+    const auto deviceOfTrack = [&](TrackId t) -> const Device& {
+        if (!deviceOf[t])
+            deviceOf[t] = &devices.at(placement(t).device);
+        return *deviceOf[t];
+    };
 
     std::vector<Coincidence> out;
     for (const NameVariability& nv : names) {
@@ -194,16 +212,21 @@ std::vector<Coincidence> findCoincidences(const VariabilityPartial& partial,
         });
         const std::size_t slowCount = (items.size() + 9) / 10;
         const std::size_t fastCount = items.size() / 2;
-        // with -> (slow sum, fast sum, slow n, fast n)
-        std::map<std::string, std::array<double, 4>> acc;
-        const auto add = [&](const std::string& with, bool slow, double value) {
-            auto& a = acc[with];
+        // with -> (slow sum, fast sum, slow n, fast n); a key with nothing added reads 0
+        // and is left out below, so the fixed keys and each counter's are looked up once.
+        using Sums = std::array<double, 4>;
+        std::map<std::string, Sums> acc;
+        Sums& memcpySums = acc["memcpy"];
+        Sums& commSums = acc["comm"];
+        Sums& otherSums = acc["other_process"];
+        std::vector<Sums*> counterSums(counters.size(), nullptr);
+        const auto add = [](Sums& a, bool slow, double value) {
             a[slow ? 0 : 1] += value;
             a[slow ? 2 : 3] += 1;
         };
         const auto visit = [&](const Item& item, bool slow) {
             const Placement& p = placement(item.track);
-            const Device& d = devices[p.device];
+            const Device& d = deviceOfTrack(item.track);
             const TimeNs a = item.startNs, b = item.startNs + item.durationNs;
             const auto within = [&](const std::map<TrackId, Ranges>& byScope) {
                 const auto it = byScope.find(p.scope);
@@ -211,18 +234,21 @@ std::vector<Coincidence> findCoincidences(const VariabilityPartial& partial,
             };
             // A transfer overlaps transfers, a collective collectives: itself, at least.
             if (nv.role != model::Role::Transfer)
-                add("memcpy", slow, within(d.transfer));
+                add(memcpySums, slow, within(d.transfer));
             if (nv.role != model::Role::Comm)
-                add("comm", slow, within(d.comm));
+                add(commSums, slow, within(d.comm));
             bool other = false;
             for (const auto& [owner, r] : d.byOwner)
                 other = other || (owner != p.owner && overlapsMerged(r, a, b));
-            add("other_process", slow, other ? 1 : 0);
-            for (TrackId c : d.counters) {
+            add(otherSums, slow, other ? 1 : 0);
+            for (const std::size_t c : d.counters) {
                 bool ok = false;
-                const double mean = counterMean(partial.counters.at(c), a, b, ok);
-                if (ok)
-                    add("counter:" + tree.track(c).name, slow, mean);
+                const double mean = counterMean(*counters[c].samples, a, b, ok);
+                if (!ok)
+                    continue;
+                if (!counterSums[c])
+                    counterSums[c] = &acc[counters[c].with];
+                add(*counterSums[c], slow, mean);
             }
         };
         for (std::size_t i = items.size() - slowCount; i < items.size(); ++i)
