@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 
 using namespace strata;
@@ -334,6 +335,44 @@ TEST_CASE(
     REQUIRE(memcpy);
     CHECK(memcpy->slow == 1.0);
     CHECK(memcpy->fast == 0.0);
+}
+
+TEST_CASE("the slow instances of a kernel run at the clock a counter of their GPU reads",
+    "[variability]") {
+    // 20 instances of "k" on GPU 0's stream: the two slow ones (300 us) while the GPU's
+    // clock counter reads 2, the fast ones (100 us) while it reads 1.
+    test::TempDir dir;
+    const auto json = dir / "clock.json";
+    {
+        std::ofstream out(json);
+        out << R"({"traceEvents":[)";
+        out << R"({"ph":"C","name":"clock","pid":0,"ts":0,"args":{"value":1}})";
+        for (int i = 0; i < 20; ++i) {
+            const bool slow = i == 5 || i == 15;
+            const int ts = 1000 * i + 10;
+            if (slow)
+                out << R"(,{"ph":"C","name":"clock","pid":0,"ts":)" << ts - 5 << R"(,"args":{"value":2}})";
+            out << R"(,{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" << ts
+                << R"(,"dur":)" << (slow ? 300 : 100) << R"(,"args":{"device":0,"stream":7}})";
+            if (slow)
+                out << R"(,{"ph":"C","name":"clock","pid":0,"ts":)" << ts + 305 << R"(,"args":{"value":1}})";
+        }
+        out << "]}";
+    }
+    storage::StoreReader store(importChrome({ json }, dir / "c.strata"));
+    storage::VariabilityRequest request;
+    request.level = model::WorkerLevel::Gpu;
+    request.namesRegex = "^k$";
+    const storage::VariabilityReport r = storage::computeVariability(store, request);
+    const storage::Coincidence* clock = nullptr;
+    for (const auto& c : r.coincidence) {
+        if (c.name == "k" && c.with.starts_with("counter:"))
+            clock = &c;
+    }
+    REQUIRE(clock);
+    CHECK(clock->with == "counter:clock");
+    CHECK(clock->slow == 2.0);
+    CHECK(clock->fast == 1.0);
 }
 
 TEST_CASE("an Nsight Compute CSV alone gets each metric's variability across the instances "
