@@ -351,11 +351,13 @@ TEST_CASE("the slow instances of a kernel run at the clock a counter of their GP
             const bool slow = i == 5 || i == 15;
             const int ts = 1000 * i + 10;
             if (slow)
-                out << R"(,{"ph":"C","name":"clock","pid":0,"ts":)" << ts - 5 << R"(,"args":{"value":2}})";
+                out << R"(,{"ph":"C","name":"clock","pid":0,"ts":)" << ts - 5
+                    << R"(,"args":{"value":2}})";
             out << R"(,{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" << ts
                 << R"(,"dur":)" << (slow ? 300 : 100) << R"(,"args":{"device":0,"stream":7}})";
             if (slow)
-                out << R"(,{"ph":"C","name":"clock","pid":0,"ts":)" << ts + 305 << R"(,"args":{"value":1}})";
+                out << R"(,{"ph":"C","name":"clock","pid":0,"ts":)" << ts + 305
+                    << R"(,"args":{"value":1}})";
         }
         out << "]}";
     }
