@@ -86,28 +86,31 @@ std::vector<std::string> Comm::exchange(const std::vector<std::string>& out) con
     std::vector<std::string> in(ranks);
     std::vector<MPI_Request> requests;
     const MessagePieces pieces(maxMessageBytes(), 1);
+    // Posts the pieces of one pair's bytes: received into `into`, else sent from `from`.
+    const auto post = [&](std::string* into, const std::string* from, std::size_t peer) {
+        const std::size_t size = into ? into->size() : from->size();
+        for (std::size_t r = 0; r < pieces.rounds(size); ++r) {
+            requests.emplace_back();
+            const std::size_t at = pieces.offset(size, r);
+            const int count = static_cast<int>(pieces.count(size, r));
+            if (into)
+                MPI_Irecv(into->data() + at, count, MPI_CHAR, static_cast<int>(peer),
+                    kExchangeTag, MPI_COMM_WORLD, &requests.back());
+            else
+                MPI_Isend(from->data() + at, count, MPI_CHAR, static_cast<int>(peer),
+                    kExchangeTag, MPI_COMM_WORLD, &requests.back());
+        }
+    };
     for (std::size_t i = 0; i < ranks; ++i) {
         in[i].resize(static_cast<std::size_t>(inSizes[i]));
-        if (i == static_cast<std::size_t>(m_rank)) {
+        if (i == static_cast<std::size_t>(m_rank))
             in[i] = out[i];
-            continue;
-        }
-        for (std::size_t r = 0; r < pieces.rounds(in[i].size()); ++r) {
-            requests.emplace_back();
-            MPI_Irecv(in[i].data() + pieces.offset(in[i].size(), r),
-                static_cast<int>(pieces.count(in[i].size(), r)), MPI_CHAR, static_cast<int>(i),
-                kExchangeTag, MPI_COMM_WORLD, &requests.back());
-        }
+        else
+            post(&in[i], nullptr, i);
     }
     for (std::size_t i = 0; i < ranks; ++i) {
-        if (i == static_cast<std::size_t>(m_rank))
-            continue;
-        for (std::size_t r = 0; r < pieces.rounds(out[i].size()); ++r) {
-            requests.emplace_back();
-            MPI_Isend(out[i].data() + pieces.offset(out[i].size(), r),
-                static_cast<int>(pieces.count(out[i].size(), r)), MPI_CHAR, static_cast<int>(i),
-                kExchangeTag, MPI_COMM_WORLD, &requests.back());
-        }
+        if (i != static_cast<std::size_t>(m_rank))
+            post(nullptr, &out[i], i);
     }
     MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
     return in;

@@ -107,6 +107,22 @@ std::vector<std::string> lines(const std::filesystem::path& file)
     return out;
 }
 
+/// Writes `text` as DIR/STEM.prv beside a copy of `prv`'s .pcf and .row; returns its path.
+std::string paraverVariant(const std::filesystem::path& dir, const std::string& stem,
+    const std::string& prv, const std::vector<std::string>& text)
+{
+    const std::filesystem::path out = dir / (stem + ".prv");
+    {
+        std::ofstream file(out);
+        for (const std::string& line : text)
+            file << line << '\n';
+    }
+    for (const char* side : { ".pcf", ".row" })
+        std::filesystem::copy_file(
+            std::filesystem::path(prv).replace_extension(side), dir / (stem + side));
+    return out.string();
+}
+
 } // namespace
 
 TEST_CASE("strata-mpi ingest on 2 ranks equals one process: synthetic rank files", "[cli][mpi]")
@@ -178,15 +194,7 @@ TEST_CASE("strata-mpi ingest of one .prv keeps two nodes that exchange a message
     std::vector<std::string> text = lines(prv);
     REQUIRE(text.size() > 3000);
     text.insert(text.begin() + 2999, "3:1:1:9:1:2000000:2000000:1:1:17:1:2100000:2100000:64:7");
-    {
-        std::ofstream out(dir / "talk.prv");
-        for (const std::string& line : text)
-            out << line << '\n';
-    }
-    for (const char* side : { ".pcf", ".row" })
-        std::filesystem::copy_file(
-            std::filesystem::path(prv).replace_extension(side), dir / (std::string("talk") + side));
-    const std::string talk = (dir / "talk.prv").string();
+    const std::string talk = paraverVariant(dir.path(), "talk", prv, text);
     // Node 1 on rank 0, nodes 2-4 on rank 1: the message stays inside rank 1's shard.
     CHECK(checkMpiEqualsSingle({ talk }).find("the file split between them") != std::string::npos);
     REQUIRE(mpiStrata(dir.path(), { "ingest", talk, "-o", "run.strata" }).exitCode == 0);
@@ -235,15 +243,7 @@ TEST_CASE("strata-mpi ingest of one split .prv: a malformed line in rank 1's ran
     const std::size_t badLine = text.size() * 3 / 4;  // 1-based line number of the bad record
     text.insert(
         text.begin() + static_cast<std::ptrdiff_t>(badLine - 1), "2:1:1:1:1:oops:50000001:1");
-    {
-        std::ofstream out(dir / "bad.prv");
-        for (const std::string& line : text)
-            out << line << '\n';
-    }
-    for (const char* side : { ".pcf", ".row" })
-        std::filesystem::copy_file(
-            std::filesystem::path(prv).replace_extension(side), dir / (std::string("bad") + side));
-    const std::string bad = (dir / "bad.prv").string();
+    const std::string bad = paraverVariant(dir.path(), "bad", prv, text);
     const auto single = test::runStrata({ "ingest", bad, "-o", (dir / "one.strata").string() });
     REQUIRE(single.exitCode == 1);
     const std::string expected =
