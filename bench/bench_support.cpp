@@ -98,4 +98,16 @@ std::vector<model::TimeRange> viewportSequence(model::TimeRange span, int count)
     return out;
 }
 
+std::FILE* stepLog()
+{
+    static std::FILE* log = [] {
+        const char* path = std::getenv("STRATA_BENCH_LOG");
+        std::FILE* f = path && *path ? std::fopen(path, "a") : nullptr;
+        if (f)
+            std::setvbuf(f, nullptr, _IOLBF, 0);  // phases end with _exit, which flushes nothing
+        return f;
+    }();
+    return log;
+}
+
 } // namespace strata::bench

@@ -69,4 +69,8 @@ std::vector<model::TrackId> viewportTracks(const storage::StoreReader& store);
 /// random scales from the whole run down to a few microseconds.
 std::vector<model::TimeRange> viewportSequence(model::TimeRange span, int count);
 
+/// Where the per-step log goes when $STRATA_BENCH_LOG names a file (appended to), else
+/// null: one line per query or frame, to find the slow ones behind a p99.
+std::FILE* stepLog();
+
 } // namespace strata::bench

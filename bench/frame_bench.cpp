@@ -32,14 +32,27 @@ std::vector<double> measureFrames(const std::filesystem::path& path, int frames)
     const double openMs = msSince(openStart);
 
     std::vector<double> total, query, paint;
+    std::FILE* log = stepLog();
+    if (log)
+        std::fprintf(log, "open_frame %.3f tiles_read %llu index_reads %llu\n", openMs,
+            static_cast<unsigned long long>(store.tileReads()),
+            static_cast<unsigned long long>(store.indexReads()));
+    int step = 0;
     for (const model::TimeRange& w : viewportSequence(store.span(), frames)) {
         frame.window = w;
+        const std::uint64_t tilesBefore = store.tileReads();
         const auto start = Clock::now();
         QPainter painter(&image);
         renderer.paint(painter, frame);
         total.push_back(msSince(start));
         query.push_back(renderer.lastTimings().queryMs);
         paint.push_back(renderer.lastTimings().paintMs);
+        if (log)
+            std::fprintf(log, "frame %d start %lld width %lld total %.3f query %.3f paint %.3f tiles_read %llu\n",
+                step, static_cast<long long>(w.startNs), static_cast<long long>(w.durationNs()),
+                total.back(), query.back(), paint.back(),
+                static_cast<unsigned long long>(store.tileReads() - tilesBefore));
+        ++step;
     }
     return {openMs, percentile(total, 0.5), percentile(total, 0.99), percentile(query, 0.99), percentile(paint, 0.99),
             peakRssMb()};

@@ -56,10 +56,32 @@ std::vector<double> measureQueries(const std::filesystem::path& store, int queri
         reader.query({ tracks, windows[0].startNs, windows[0].endNs, 1920 });
         const double openMs = msSince(openStart);
         std::vector<double> latencies;
+        std::FILE* log = stepLog();
+        if (log)
+            std::fprintf(log, "open_query %.3f tiles_read %llu index_reads %llu\n", openMs,
+                static_cast<unsigned long long>(reader.tileReads()),
+                static_cast<unsigned long long>(reader.indexReads()));
         for (const model::TimeRange& w : windows) {
+            const std::uint64_t tilesBefore = reader.tileReads();
             const auto t = Clock::now();
-            reader.query({ tracks, w.startNs, w.endNs, 1920 });
+            const auto slices = reader.query({ tracks, w.startNs, w.endNs, 1920 });
             latencies.push_back(msSince(t));
+            if (log) {
+                std::size_t intervals = 0, cells = 0, entries = 0;
+                for (const storage::TrackSlice& s : slices) {
+                    intervals += s.intervals.size();
+                    cells += s.cells.size();
+                    entries += s.entries.size();
+                }
+                std::fprintf(log,
+                    "query %zu start %lld width %lld ms %.3f level %d tiles_read %llu intervals %zu"
+                    " cells %zu entries %zu\n",
+                    latencies.size() - 1, static_cast<long long>(w.startNs),
+                    static_cast<long long>(w.durationNs()), latencies.back(),
+                    slices.empty() ? -1 : slices.front().intervalLevel,
+                    static_cast<unsigned long long>(reader.tileReads() - tilesBefore), intervals, cells,
+                    entries);
+            }
         }
         return std::vector<double> { openMs, percentile(latencies, 0.5),
             percentile(latencies, 0.99), peakRssMb() };

@@ -424,6 +424,12 @@ std::uint64_t StoreReader::indexReads() const
     return m_cache->indexes.misses();
 }
 
+std::uint64_t StoreReader::tileReads() const
+{
+    std::lock_guard lock(m_cache->mutex);
+    return m_cache->cache.misses();
+}
+
 std::size_t StoreReader::sqliteCacheBytes() const
 {
     std::lock_guard lock(m_mutex);

@@ -213,6 +213,8 @@ public:
     /// were read from the store so far (a track read again after it left counts again).
     std::size_t indexBytes() const;
     std::uint64_t indexReads() const;
+    /// How many tiles were read and decoded so far (what the tile cache missed).
+    std::uint64_t tileReads() const;
     /// Bytes SQLite holds in its page caches, over every connection to every file.
     std::size_t sqliteCacheBytes() const;
 
