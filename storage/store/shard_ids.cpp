@@ -27,13 +27,22 @@ model::StackId ShardIds::stack(model::StackId local) const
 
 void ShardIds::apply(DecodedTile& tile) const
 {
+    // string() for a tile's millions of names (a summary tile of the 1 B run holds ~3 k
+    // entries): inline, its error out of line.
+    const model::StringId* const table = strings.data();
+    const std::size_t size = strings.size();
+    auto run = [table, size, this](model::StringId local) {
+        if (local < size) [[likely]]
+            return table[local];
+        return string(local);
+    };
     std::visit(
-        [this](auto& t) {
+        [this, &run](auto& t) {
             using T = std::decay_t<decltype(t)>;
             if constexpr (std::is_same_v<T, IntervalTile> || std::is_same_v<T, InstantTile>) {
                 for (auto& e : t.events) {
-                    e.name = string(e.name);
-                    e.category = string(e.category);
+                    e.name = run(e.name);
+                    e.category = run(e.category);
                 }
             } else if constexpr (std::is_same_v<T, FlowTile>) {
                 for (model::Flow& f : t.flows) {
@@ -45,9 +54,9 @@ void ShardIds::apply(DecodedTile& tile) const
                     s.stack = stack(s.stack);
             } else if constexpr (std::is_same_v<T, IntervalSummaryTile>) {
                 for (IntervalCell& c : t.cells)
-                    c.longestName = string(c.longestName);
+                    c.longestName = run(c.longestName);
                 for (Coverage& c : t.entries)
-                    c.name = string(c.name);
+                    c.name = run(c.name);
             } else if constexpr (std::is_same_v<T, InstantSummaryTile>) {
                 for (InstantCell& c : t.cells)
                     c.firstName = string(c.firstName);

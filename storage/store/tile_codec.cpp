@@ -3,6 +3,8 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <memory>
 
 namespace strata::storage {
@@ -51,6 +53,10 @@ std::string wrap(TileKind kind, const std::string& raw, int level)
     return out;
 }
 
+/// Bytes a decompressed tile body has after its end (zeros), so that a number of a
+/// checked column (VarintColumn) is read with one 8-byte load wherever it lies.
+constexpr std::size_t kRawPadding = 8;
+
 /// A decompressed tile body; not zero-filled first (decoding overwrites it all).
 struct RawTile
 {
@@ -84,7 +90,8 @@ RawTile unwrap(TileKind expected, std::string_view payload)
         throw CorruptTile("tile frame size does not match its header");
 
     thread_local std::unique_ptr<ZSTD_DCtx, DctxDeleter> dctx(ZSTD_createDCtx());
-    RawTile raw{std::make_unique_for_overwrite<char[]>(rawSize), rawSize};
+    RawTile raw { std::make_unique_for_overwrite<char[]>(rawSize + kRawPadding), rawSize };
+    std::memset(raw.bytes.get() + rawSize, 0, kRawPadding);
     const std::size_t n = ZSTD_decompressDCtx(dctx.get(), raw.bytes.get(), raw.size, frame.data(),
                                               frame.size());
     if (ZSTD_isError(n) || n != rawSize)
@@ -109,28 +116,151 @@ void expectEnd(const ByteReader& in)
         throw CorruptTile("tile has bytes after its last column");
 }
 
+// The checks of the column readers below run per value (millions per query of a large
+// run): their errors are thrown out of line, so that the readers inline.
+[[noreturn, gnu::cold, gnu::noinline]] void corrupt(const char* what)
+{
+    throw CorruptTile(what);
+}
+
 model::Role decodeRole(ByteReader& in)
 {
     const std::uint8_t r = in.u8();
-    if (r >= model::kRoleCount)
-        throw CorruptTile("tile holds an unknown role");
+    if (r >= model::kRoleCount) [[unlikely]]
+        corrupt("tile holds an unknown role");
     return static_cast<model::Role>(r);
 }
 
 model::Depth decodeDepth(ByteReader& in)
 {
     const std::uint64_t d = in.varint();
-    if (d >= model::kAutoDepth)
-        throw CorruptTile("tile holds an impossible depth");
+    if (d >= model::kAutoDepth) [[unlikely]]
+        corrupt("tile holds an impossible depth");
     return static_cast<model::Depth>(d);
 }
 
 std::uint32_t decodeId(ByteReader& in)
 {
     const std::uint64_t v = in.varint();
-    if (v > 0xFFFFFFFFu)
-        throw CorruptTile("tile holds an id beyond 32 bits");
+    if (v > 0xFFFFFFFFu) [[unlikely]]
+        corrupt("tile holds an id beyond 32 bits");
     return static_cast<std::uint32_t>(v);
+}
+
+/// A column of varints checked to lie inside a decompressed tile body (RawTile), read
+/// value by value. Summary tiles hold millions of numbers of 1 to 5 bytes mixed; each
+/// is read with one 8-byte load, its length taken from its stop bit and its 7-bit groups
+/// packed without a branch, and several columns are read side by side, one row at a
+/// time, so that the reads do not wait on each other.
+class VarintColumn
+{
+public:
+    /// The column of `n` numbers from `begin`; throws CorruptTile when the bytes up to
+    /// `end` (the body's end) do not hold them.
+    VarintColumn(const char* begin, const char* end, std::uint64_t n)
+        : m_p(begin)
+        , m_end(endOf(begin, end, n))
+    {}
+
+    /// Where the column ends (the next column's start).
+    const char* end() const { return m_end; }
+
+    /// The next number (the caller reads no more than the column holds).
+    std::uint64_t next()
+    {
+        if constexpr (std::endian::native == std::endian::little) {
+            std::uint64_t word;
+            std::memcpy(&word, m_p, 8);
+            const std::uint64_t stops = ~word & 0x8080808080808080u;
+            if (stops != 0) [[likely]] {
+                m_p += (std::countr_zero(stops) >> 3) + 1;
+                // The bytes up to the first stop bit, without their top bits, packed.
+                std::uint64_t v = word & (stops ^ (stops - 1)) & 0x7F7F7F7F7F7F7F7Fu;
+                v = (v & 0x007F007F007F007Fu) | ((v & 0x7F007F007F007F00u) >> 1);
+                v = (v & 0x00003FFF00003FFFu) | ((v & 0x3FFF00003FFF0000u) >> 2);
+                return (v & 0x000000000FFFFFFFu) | ((v & 0x0FFFFFFF00000000u) >> 4);
+            }
+        }
+        return nextByBytes();
+    }
+    std::int64_t nextSigned() { return unzigzag(next()); }
+    std::uint32_t nextId()
+    {
+        const std::uint64_t v = next();
+        if (v > 0xFFFFFFFFu) [[unlikely]]
+            corrupt("tile holds an id beyond 32 bits");
+        return static_cast<std::uint32_t>(v);
+    }
+
+private:
+    static const char* endOf(const char* p, const char* end, std::uint64_t n)
+    {
+        // Count stop bits (bytes below 0x80) eight bytes at a time.
+        while (n > 0 && end - p >= 8) {
+            std::uint64_t word;
+            std::memcpy(&word, p, 8);
+            std::uint64_t stops = ~word & 0x8080808080808080u;
+            // One bit per byte, at bit 7 of each: summed by a multiply (std::popcount is
+            // a library call on x86-64 without -mpopcnt).
+            const std::uint64_t count = ((stops >> 7) * 0x0101010101010101u) >> 56;
+            if (count < n) {
+                n -= count;
+                p += 8;
+                continue;
+            }
+            for (; n > 1; --n)
+                stops &= stops - 1;
+            return p + (std::countr_zero(stops) >> 3) + 1;
+        }
+        for (; n > 0; ++p) {
+            if (p == end)
+                corrupt("tile ends inside a number");
+            if (!(static_cast<std::uint8_t>(*p) & 0x80))
+                --n;
+        }
+        return p;
+    }
+
+    /// A number of 9 or 10 bytes (or any, on a big-endian machine); the column holds its
+    /// stop byte, so the bytes read are inside it.
+    [[gnu::noinline]] std::uint64_t nextByBytes()
+    {
+        std::uint64_t v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            const auto byte = static_cast<std::uint8_t>(*m_p++);
+            v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
+            if (!(byte & 0x80))
+                return v;
+        }
+        corrupt("number longer than 64 bits");
+    }
+
+    const char* m_p;
+    const char* m_end;
+};
+
+/// A varint of a tile body's head, where ByteReader would read it.
+std::uint64_t headVarint(const char*& p, const char* end)
+{
+    std::uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (p == end)
+            corrupt("tile ends inside a number");
+        const auto byte = static_cast<std::uint8_t>(*p++);
+        v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
+        if (!(byte & 0x80))
+            return v;
+    }
+    corrupt("number longer than 64 bits");
+}
+
+/// A row count read at `p`, checked as rowCount() does.
+std::uint64_t headRowCount(const char*& p, const char* end, std::uint64_t minBytesPerRow)
+{
+    const std::uint64_t n = headVarint(p, end);
+    if (n > kMaxRows || n * minBytesPerRow > static_cast<std::uint64_t>(end - p))
+        corrupt("tile claims more rows than it holds");
+    return n;
 }
 
 // Column helpers: a time column delta-coded against the previous row.
@@ -420,44 +550,69 @@ std::string encodeTile(const IntervalSummaryTile& tile, int zstdLevel)
 IntervalSummaryTile decodeIntervalSummaryTile(std::string_view payload)
 {
     const RawTile raw = unwrap(TileKind::IntervalSummary, payload);
-    ByteReader in(raw);
+    const char* p = raw.bytes.get();
+    const char* const end = p + raw.size;
     IntervalSummaryTile tile;
-    auto& cells = tile.cells;
-    tile.bucketNs = static_cast<model::TimeNs>(in.varint());
+    tile.bucketNs = static_cast<model::TimeNs>(headVarint(p, end));
     if (tile.bucketNs <= 0 || tile.bucketNs > (model::TimeNs(1) << 56))
         throw CorruptTile("summary tile has an impossible bucket width");
-    cells.resize(rowCount(in, 7));
-    readTimes(in, cells, [](IntervalCell& c, model::TimeNs t) { c.bucket = t; });
-    for (auto& c : cells)
-        c.depth = decodeDepth(in);
-    for (auto& c : cells)
-        c.count = decodeId(in);
-    for (auto& c : cells) {
-        const Int128 start = static_cast<Int128>(c.bucket) * tile.bucketNs + in.svarint();
-        if (start < INT64_MIN || start > INT64_MAX)
-            throw CorruptTile("summary tile holds a time beyond int64");
-        c.longestStartNs = static_cast<model::TimeNs>(start);
-    }
-    for (auto& c : cells)
-        c.longestDurationNs = static_cast<model::TimeNs>(in.varint());
-    for (auto& c : cells)
-        c.longestName = decodeId(in);
+    // The seven columns of the cells, read side by side, a cell at a time.
+    const std::uint64_t n = headRowCount(p, end, 7);
+    VarintColumn buckets(p, end, n);
+    VarintColumn depths(buckets.end(), end, n);
+    VarintColumn counts(depths.end(), end, n);
+    VarintColumn starts(counts.end(), end, n);
+    VarintColumn durations(starts.end(), end, n);
+    VarintColumn names(durations.end(), end, n);
+    VarintColumn entryCounts(names.end(), end, n);
+    auto& cells = tile.cells;
+    cells.reserve(n);
+    model::TimeNs bucket = 0;
     std::uint64_t nextEntry = 0;
-    for (auto& c : cells) {
+    for (std::uint64_t i = 0; i < n; ++i) {
+        IntervalCell& c = cells.emplace_back();
+        bucket = static_cast<model::TimeNs>(
+            static_cast<std::uint64_t>(bucket) + static_cast<std::uint64_t>(buckets.nextSigned()));
+        c.bucket = bucket;
+        const std::uint64_t depth = depths.next();
+        if (depth >= model::kAutoDepth) [[unlikely]]
+            corrupt("tile holds an impossible depth");
+        c.depth = static_cast<model::Depth>(depth);
+        c.count = counts.nextId();
+        // The longest event starts near its bucket: the (small) difference is stored.
+        const Int128 start = static_cast<Int128>(bucket) * tile.bucketNs + starts.nextSigned();
+        if (start < INT64_MIN || start > INT64_MAX) [[unlikely]]
+            corrupt("summary tile holds a time beyond int64");
+        c.longestStartNs = static_cast<model::TimeNs>(start);
+        c.longestDurationNs = static_cast<model::TimeNs>(durations.next());
+        c.longestName = names.nextId();
         c.firstEntry = static_cast<std::uint32_t>(nextEntry);
-        c.entryCount = decodeId(in);
+        c.entryCount = entryCounts.nextId();
         nextEntry += c.entryCount;
     }
-    tile.entries.resize(rowCount(in, 3));
-    if (nextEntry != tile.entries.size())
+    // The entries: names and coverages side by side, the roles a byte each between them.
+    p = entryCounts.end();
+    const std::uint64_t m = headRowCount(p, end, 3);
+    if (nextEntry != m)
         throw CorruptTile("summary tile cells and entries disagree");
-    for (auto& e : tile.entries)
-        e.name = decodeId(in);
-    for (auto& e : tile.entries)
-        e.role = decodeRole(in);
-    for (auto& e : tile.entries)
-        e.coverageNs = static_cast<model::TimeNs>(in.varint());
-    expectEnd(in);
+    VarintColumn entryNames(p, end, m);
+    const char* roles = entryNames.end();
+    if (static_cast<std::uint64_t>(end - roles) < m)
+        corrupt("tile shorter than its columns");
+    VarintColumn coverages(roles + m, end, m);
+    if (coverages.end() != end)
+        corrupt("tile has bytes after its last column");
+    auto& entries = tile.entries;
+    entries.reserve(m);
+    for (std::uint64_t i = 0; i < m; ++i) {
+        Coverage& e = entries.emplace_back();
+        e.name = entryNames.nextId();
+        const auto role = static_cast<std::uint8_t>(roles[i]);
+        if (role >= model::kRoleCount) [[unlikely]]
+            corrupt("tile holds an unknown role");
+        e.role = static_cast<model::Role>(role);
+        e.coverageNs = static_cast<model::TimeNs>(coverages.next());
+    }
     return tile;
 }
 

@@ -1,0 +1,154 @@
+// Interval summary tiles decode every number exactly whatever its width (1 to 10 bytes),
+// wherever it lies in its column and in the tile (its last bytes included), and a tile
+// whose columns do not hold what they claim throws CorruptTile. The decoder reads its
+// columns side by side with 8-byte loads (tile_codec.cpp): these are its edges.
+
+#include "storage/store/byte_io.h"
+#include "storage/store/tile_codec.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <random>
+
+using namespace strata;
+using storage::Coverage;
+using storage::IntervalCell;
+using storage::IntervalSummaryTile;
+
+namespace {
+
+/// A number of `bytes` varint bytes (1..10) at most `limit`.
+std::uint64_t ofWidth(std::mt19937_64& rng, int bytes, std::uint64_t limit)
+{
+    const std::uint64_t low = bytes == 1 ? 0 : std::uint64_t(1) << (7 * (bytes - 1));
+    const std::uint64_t high = bytes >= 10 ? std::numeric_limits<std::uint64_t>::max()
+                                           : (std::uint64_t(1) << (7 * bytes)) - 1;
+    return std::uniform_int_distribution<std::uint64_t>(
+        std::min(low, limit), std::min(high, limit))(rng);
+}
+
+IntervalSummaryTile randomTile(std::mt19937_64& rng, int cells, int maxBytes)
+{
+    IntervalSummaryTile tile;
+    tile.bucketNs = 4096;
+    std::uniform_int_distribution<int> width(1, maxBytes);
+    std::int64_t bucket = -5;
+    for (int i = 0; i < cells; ++i) {
+        IntervalCell c;
+        bucket += static_cast<std::int64_t>(ofWidth(rng, std::min(width(rng), 3), 1 << 20));
+        c.bucket = bucket;
+        c.depth =
+            static_cast<model::Depth>(ofWidth(rng, std::min(width(rng), 3), model::kAutoDepth - 1));
+        c.count = static_cast<std::uint32_t>(ofWidth(rng, std::min(width(rng), 5), 0xFFFFFFFFu));
+        const auto offset =
+            static_cast<std::int64_t>(ofWidth(rng, std::min(width(rng), 8), INT64_MAX / 4));
+        c.longestStartNs = c.bucket * tile.bucketNs + (i % 2 ? -offset / 2 : offset / 2);
+        c.longestDurationNs = static_cast<model::TimeNs>(ofWidth(rng, width(rng), INT64_MAX));
+        c.longestName =
+            static_cast<model::StringId>(ofWidth(rng, std::min(width(rng), 5), 0xFFFFFFFFu));
+        c.firstEntry = static_cast<std::uint32_t>(tile.entries.size());
+        c.entryCount = static_cast<std::uint32_t>(i % 4);
+        for (std::uint32_t k = 0; k < c.entryCount; ++k) {
+            Coverage e;
+            e.name =
+                static_cast<model::StringId>(ofWidth(rng, std::min(width(rng), 5), 0xFFFFFFFFu));
+            e.role = static_cast<model::Role>(k % model::kRoleCount);
+            e.coverageNs = static_cast<model::TimeNs>(ofWidth(rng, width(rng), INT64_MAX));
+            tile.entries.push_back(e);
+        }
+        tile.cells.push_back(c);
+    }
+    return tile;
+}
+
+void requireEqual(const IntervalSummaryTile& a, const IntervalSummaryTile& b)
+{
+    REQUIRE(a.bucketNs == b.bucketNs);
+    REQUIRE(a.cells.size() == b.cells.size());
+    for (std::size_t i = 0; i < a.cells.size(); ++i) {
+        const IntervalCell& x = a.cells[i];
+        const IntervalCell& y = b.cells[i];
+        REQUIRE(x.bucket == y.bucket);
+        REQUIRE(x.depth == y.depth);
+        REQUIRE(x.count == y.count);
+        REQUIRE(x.longestStartNs == y.longestStartNs);
+        REQUIRE(x.longestDurationNs == y.longestDurationNs);
+        REQUIRE(x.longestName == y.longestName);
+        REQUIRE(x.firstEntry == y.firstEntry);
+        REQUIRE(x.entryCount == y.entryCount);
+    }
+    REQUIRE(a.entries == b.entries);
+}
+
+/// The columns of a summary tile with one cell of one entry, each value given.
+std::string oneCellColumns(
+    std::uint64_t depth, std::uint64_t name, std::uint8_t role, std::uint64_t entryName)
+{
+    storage::ByteWriter out;
+    out.varint(256);  // bucket width
+    out.varint(1);  // cells
+    out.svarint(3);  // bucket
+    out.varint(depth);
+    out.varint(1);  // count
+    out.svarint(0);  // longest start offset
+    out.varint(10);  // longest duration
+    out.varint(name);
+    out.varint(1);  // entry count
+    out.varint(1);  // entries
+    out.varint(entryName);
+    out.u8(role);
+    out.varint(100);  // coverage
+    return out.bytes();
+}
+
+}  // namespace
+
+TEST_CASE("interval summary tiles decode numbers of every width, to the tile's last byte",
+    "[store][codec]") {
+    std::mt19937_64 rng(16);
+    for (int cells : { 0, 1, 2, 3, 7, 8, 9, 100, 1024 }) {
+        for (int maxBytes : { 1, 2, 8, 9, 10 }) {
+            const IntervalSummaryTile tile = randomTile(rng, cells, maxBytes);
+            requireEqual(storage::decodeIntervalSummaryTile(storage::encodeTile(tile, 1)), tile);
+        }
+    }
+    // The largest values each column holds, the last ones of the tile included.
+    IntervalSummaryTile tile;
+    tile.bucketNs = 1;
+    tile.cells.push_back({ .bucket = 0,
+        .depth = model::kAutoDepth - 1,
+        .count = 0xFFFFFFFFu,
+        .longestStartNs = INT64_MAX,
+        .longestDurationNs = INT64_MAX,
+        .longestName = 0xFFFFFFFFu,
+        .firstEntry = 0,
+        .entryCount = 1 });
+    tile.entries.push_back({ 0xFFFFFFFFu, model::Role::Useful, INT64_MAX });
+    requireEqual(storage::decodeIntervalSummaryTile(storage::encodeTile(tile, 1)), tile);
+}
+
+TEST_CASE("interval summary tiles whose columns do not hold what they claim are corrupt",
+    "[store][codec]") {
+    const auto kind = storage::TileKind::IntervalSummary;
+    auto decode = [&](const std::string& columns) {
+        return storage::decodeIntervalSummaryTile(storage::wrapPayload(kind, columns, 1));
+    };
+    REQUIRE(decode(oneCellColumns(2, 7, 1, 9)).entries.at(0).coverageNs == 100);
+    // Each column cut short: the tile ends inside a number or before its rows.
+    const std::string whole = oneCellColumns(2, 7, 1, 9);
+    for (std::size_t size = 0; size < whole.size(); ++size)
+        REQUIRE_THROWS_AS(decode(whole.substr(0, size)), storage::CorruptTile);
+    REQUIRE_THROWS_AS(decode(whole + std::string(1, '\0')), storage::CorruptTile);
+    // A number that never ends (eleven bytes with their continuation bit) at the end.
+    REQUIRE_THROWS_AS(
+        decode(whole.substr(0, whole.size() - 1) + std::string(11, '\x80')), storage::CorruptTile);
+    // Values out of their range.
+    REQUIRE_THROWS_AS(decode(oneCellColumns(model::kAutoDepth, 7, 1, 9)), storage::CorruptTile);
+    REQUIRE_THROWS_AS(
+        decode(oneCellColumns(2, std::uint64_t(1) << 32, 1, 9)), storage::CorruptTile);
+    REQUIRE_THROWS_AS(decode(oneCellColumns(2, 7, model::kRoleCount, 9)), storage::CorruptTile);
+    REQUIRE_THROWS_AS(
+        decode(oneCellColumns(2, 7, 1, std::uint64_t(1) << 40)), storage::CorruptTile);
+}
