@@ -243,3 +243,26 @@ TEST_CASE("a counter's samples and cells in a window are sized once, not grown b
     CHECK(exact > 10);
     CHECK(summarised > 10);
 }
+
+TEST_CASE("tileReads counts the tiles a reader decodes: a window asked again reads none",
+    "[store][cache][run]") {
+    test::TempDir dir;
+    const auto path = buildRun(busyNodes(), dir / "run.strata", 3);
+    storage::StoreReader roomy(path);
+    storage::StoreReader tight(path, { .cacheBytes = 64 << 10 });
+    const auto tracks = allTracks(roomy);
+    CHECK(roomy.tileReads() == 0);
+    for (const model::TimeRange& w : windows(roomy, 6)) {
+        const storage::ViewportQuery q { tracks, w.startNs, w.endNs, 1920 };
+        const std::string first = text(roomy.query(q));
+        REQUIRE(roomy.tileReads() > 0);
+        const std::uint64_t after = roomy.tileReads();
+        REQUIRE(text(roomy.query(q)) == first);
+        REQUIRE(roomy.tileReads() == after);
+        // A cache too small for the window's tiles decodes them again.
+        tight.query(q);
+        const std::uint64_t tightAfter = tight.tileReads();
+        REQUIRE(text(tight.query(q)) == first);
+        REQUIRE(tight.tileReads() > tightAfter);
+    }
+}
