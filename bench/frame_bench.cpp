@@ -48,7 +48,8 @@ std::vector<double> measureFrames(const std::filesystem::path& path, int frames)
         query.push_back(renderer.lastTimings().queryMs);
         paint.push_back(renderer.lastTimings().paintMs);
         if (log)
-            std::fprintf(log, "frame %d start %lld width %lld total %.3f query %.3f paint %.3f tiles_read %llu\n",
+            std::fprintf(log,
+                "frame %d start %lld width %lld total %.3f query %.3f paint %.3f tiles_read %llu\n",
                 step, static_cast<long long>(w.startNs), static_cast<long long>(w.durationNs()),
                 total.back(), query.back(), paint.back(),
                 static_cast<unsigned long long>(store.tileReads() - tilesBefore));

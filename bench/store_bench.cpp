@@ -79,8 +79,8 @@ std::vector<double> measureQueries(const std::filesystem::path& store, int queri
                     latencies.size() - 1, static_cast<long long>(w.startNs),
                     static_cast<long long>(w.durationNs()), latencies.back(),
                     slices.empty() ? -1 : slices.front().intervalLevel,
-                    static_cast<unsigned long long>(reader.tileReads() - tilesBefore), intervals, cells,
-                    entries);
+                    static_cast<unsigned long long>(reader.tileReads() - tilesBefore), intervals,
+                    cells, entries);
             }
         }
         return std::vector<double> { openMs, percentile(latencies, 0.5),

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <tuple>
 
 using namespace strata;
 using storage::Coverage;
@@ -67,17 +68,13 @@ void requireEqual(const IntervalSummaryTile& a, const IntervalSummaryTile& b)
 {
     REQUIRE(a.bucketNs == b.bucketNs);
     REQUIRE(a.cells.size() == b.cells.size());
+    auto fields = [](const IntervalCell& c) {
+        return std::tie(c.bucket, c.depth, c.count, c.longestStartNs, c.longestDurationNs,
+            c.longestName, c.firstEntry, c.entryCount);
+    };
     for (std::size_t i = 0; i < a.cells.size(); ++i) {
-        const IntervalCell& x = a.cells[i];
-        const IntervalCell& y = b.cells[i];
-        REQUIRE(x.bucket == y.bucket);
-        REQUIRE(x.depth == y.depth);
-        REQUIRE(x.count == y.count);
-        REQUIRE(x.longestStartNs == y.longestStartNs);
-        REQUIRE(x.longestDurationNs == y.longestDurationNs);
-        REQUIRE(x.longestName == y.longestName);
-        REQUIRE(x.firstEntry == y.firstEntry);
-        REQUIRE(x.entryCount == y.entryCount);
+        INFO("cell " << i);
+        REQUIRE(fields(a.cells[i]) == fields(b.cells[i]));
     }
     REQUIRE(a.entries == b.entries);
 }
