@@ -1,4 +1,4 @@
-#include "views/row_canvas.h"
+#include "views/plot_canvas.h"
 
 #include <QPaintEngine>
 
@@ -8,11 +8,6 @@
 
 namespace strata::views {
 
-namespace {
-
-/// Device pixels per painter unit when the painter maps its coordinates onto a raster
-/// image by a whole-number scale and a translation (1, or 2 on a HiDPI screen): a blit of
-/// our own image then lands exactly where the boxes would. 0 otherwise.
 int wholePixelScale(QPainter& p)
 {
     // The device transform holds the world transform, the window/viewport mapping and
@@ -27,16 +22,18 @@ int wholePixelScale(QPainter& p)
     return static_cast<int>(ratio);
 }
 
-}  // namespace
-
-RowCanvas::RowCanvas(QPainter& painter, QRect area, QImage& buffer)
+PlotCanvas::PlotCanvas(QPainter& painter, QRect area, QImage& buffer)
     : m_painter(painter)
     , m_area(area)
+    , m_clip(area)
     , m_image(buffer)
     , m_scale(area.isEmpty() ? 0 : wholePixelScale(painter))
 {
-    if (!pixels())
+    if (!pixels()) {
+        if (!area.isEmpty())
+            m_painter.fillRect(area, Qt::white);
         return;
+    }
     const QSize size = area.size() * m_scale;
     if (m_image.width() < size.width() || m_image.height() < size.height())
         m_image = QImage(std::max(m_image.width(), size.width()),
@@ -46,29 +43,46 @@ RowCanvas::RowCanvas(QPainter& painter, QRect area, QImage& buffer)
     m_stride = m_image.bytesPerLine() / static_cast<qsizetype>(sizeof(QRgb));
     static_assert(qRgb(255, 255, 255) == 0xffffffffu, "white is all bits set: memset paints it");
     for (int y = 0; y < size.height(); ++y)
-        std::memset(m_bits + y * m_stride, 0xff, static_cast<std::size_t>(size.width()) * sizeof(QRgb));
+        std::memset(
+            m_bits + y * m_stride, 0xff, static_cast<std::size_t>(size.width()) * sizeof(QRgb));
 }
 
-RowCanvas::~RowCanvas()
+PlotCanvas::~PlotCanvas()
 {
-    if (pixels())
-        m_painter.drawImage(m_area.topLeft(), m_image, QRect(QPoint(0, 0), m_area.size() * m_scale));
+    draw();
 }
 
-void RowCanvas::fill(QRect box, QRgb color)
+void PlotCanvas::draw()
+{
+    if (pixels() && !m_drawn)
+        m_painter.drawImage(
+            m_area.topLeft(), m_image, QRect(QPoint(0, 0), m_area.size() * m_scale));
+    m_drawn = true;
+}
+
+void PlotCanvas::setClip(QRect clip)
+{
+    m_clip = clip.normalized().intersected(m_area);
+}
+
+void PlotCanvas::fill(QRect box, QRgb color)
 {
     box = box.normalized();  // as QPainter takes it
     if (!pixels()) {
-        box = box.intersected(m_area);
+        box = box.intersected(m_clip);
         if (!box.isEmpty())
             m_painter.fillRect(box, QColor::fromRgb(color));
         return;
     }
     // ~10^5 calls a frame, most one pixel wide: clip by hand, write without a library call.
-    const int x0 = (std::max(box.left(), m_area.left()) - m_area.left()) * m_scale;
-    const int x1 = (std::min(box.left() + box.width(), m_area.left() + m_area.width()) - m_area.left()) * m_scale;
-    const int y0 = (std::max(box.top(), m_area.top()) - m_area.top()) * m_scale;
-    const int y1 = (std::min(box.top() + box.height(), m_area.top() + m_area.height()) - m_area.top()) * m_scale;
+    const int x0 = (std::max(box.left(), m_clip.left()) - m_area.left()) * m_scale;
+    const int x1 =
+        (std::min(box.left() + box.width(), m_clip.left() + m_clip.width()) - m_area.left())
+        * m_scale;
+    const int y0 = (std::max(box.top(), m_clip.top()) - m_area.top()) * m_scale;
+    const int y1 =
+        (std::min(box.top() + box.height(), m_clip.top() + m_clip.height()) - m_area.top())
+        * m_scale;
     if (x0 >= x1 || y0 >= y1)
         return;
     QRgb* line = m_bits + y0 * m_stride + x0;
