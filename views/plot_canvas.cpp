@@ -22,6 +22,32 @@ int wholePixelScale(QPainter& p)
     return static_cast<int>(ratio);
 }
 
+namespace {
+
+/// The image the painter writes into, when the canvas may write the same pixels itself:
+/// a 32-bit image (the PNG export's, or a widget's raster backing store) whose pixels
+/// under `area` are inside the system clip and the painter's clip, painted opaquely.
+QImage* writableTarget(QPainter& p, QRect area, QRect& inTarget)
+{
+    QPaintDevice* device = p.paintEngine()->paintDevice();
+    if (!device || device->devType() != QInternal::Image || p.opacity() != 1.0
+        || p.compositionMode() != QPainter::CompositionMode_SourceOver)
+        return nullptr;
+    auto* image = static_cast<QImage*>(device);
+    if (image->format() != QImage::Format_RGB32
+        && image->format() != QImage::Format_ARGB32_Premultiplied)
+        return nullptr;  // opaque 0xffRRGGBB is the same word in both
+    inTarget = p.deviceTransform().mapRect(area);
+    const QRegion systemClip = p.paintEngine()->systemClip();
+    if (!image->rect().contains(inTarget)
+        || (!systemClip.isEmpty() && !QRegion(inTarget).subtracted(systemClip).isEmpty())
+        || (p.hasClipping() && !QRegion(area).subtracted(p.clipRegion()).isEmpty()))
+        return nullptr;
+    return image;
+}
+
+}  // namespace
+
 PlotCanvas::PlotCanvas(QPainter& painter, QRect area, QImage& buffer)
     : m_painter(painter)
     , m_area(area)
@@ -35,12 +61,22 @@ PlotCanvas::PlotCanvas(QPainter& painter, QRect area, QImage& buffer)
         return;
     }
     const QSize size = area.size() * m_scale;
-    if (m_image.width() < size.width() || m_image.height() < size.height())
-        m_image = QImage(std::max(m_image.width(), size.width()),
-            std::max(m_image.height(), size.height()), QImage::Format_RGB32);
-    m_image.setDevicePixelRatio(m_scale);
-    m_bits = reinterpret_cast<QRgb*>(m_image.bits());
-    m_stride = m_image.bytesPerLine() / static_cast<qsizetype>(sizeof(QRgb));
+    QRect inTarget;
+    if (QImage* target = writableTarget(painter, area, inTarget)) {
+        // Straight into the painter's image: the blit of our own image was a third of a
+        // frame's paint. The painter already detached the image when it began.
+        m_bits = reinterpret_cast<QRgb*>(const_cast<uchar*>(target->constBits()));
+        m_stride = target->bytesPerLine() / static_cast<qsizetype>(sizeof(QRgb));
+        m_bits += inTarget.top() * m_stride + inTarget.left();
+        m_drawn = true;
+    } else {
+        if (m_image.width() < size.width() || m_image.height() < size.height())
+            m_image = QImage(std::max(m_image.width(), size.width()),
+                std::max(m_image.height(), size.height()), QImage::Format_RGB32);
+        m_image.setDevicePixelRatio(m_scale);
+        m_bits = reinterpret_cast<QRgb*>(m_image.bits());
+        m_stride = m_image.bytesPerLine() / static_cast<qsizetype>(sizeof(QRgb));
+    }
     static_assert(qRgb(255, 255, 255) == 0xffffffffu, "white is all bits set: memset paints it");
     for (int y = 0; y < size.height(); ++y)
         std::memset(

@@ -267,6 +267,7 @@ void TimelineRenderer::paintMarks(
         }
     }
     for (const auto& [plate, text] : marks.plates) {
+        p.setClipRect(f.plotRect());  // drawLine left it on its text
         p.fillRect(plate, QColor(255, 255, 255, 200));
         p.setPen(QColor(0x20, 0x20, 0x20));
         drawLine(p, plate.adjusted(3, 0, 0, 0), text, f.plotRect());

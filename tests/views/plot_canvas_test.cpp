@@ -23,9 +23,10 @@ namespace {
 /// Paints `draw` straight onto an image (the pixel path) and through a QPicture replayed
 /// onto an image (the vector path).
 template<typename Draw>
-std::pair<QImage, QImage> bothWays(QSize size, Draw draw, int devicePixelRatio = 1)
+std::pair<QImage, QImage> bothWays(
+    QSize size, Draw draw, int devicePixelRatio = 1, QImage::Format format = QImage::Format_RGB32)
 {
-    QImage direct(size * devicePixelRatio, QImage::Format_RGB32);
+    QImage direct(size * devicePixelRatio, format);
     direct.setDevicePixelRatio(devicePixelRatio);
     direct.fill(Qt::white);
     {
@@ -37,7 +38,7 @@ std::pair<QImage, QImage> bothWays(QSize size, Draw draw, int devicePixelRatio =
         QPainter p(&picture);
         draw(p);
     }
-    QImage replayed(size * devicePixelRatio, QImage::Format_RGB32);
+    QImage replayed(size * devicePixelRatio, format);
     replayed.setDevicePixelRatio(devicePixelRatio);
     replayed.fill(Qt::white);
     {
@@ -80,24 +81,34 @@ TEST_CASE("a plot canvas draws the same pixels as QPainter boxes", "[gui][timeli
         boxes.emplace_back(QRect(coordinate(random), coordinate(random) / 4, extent(random) / 8 + 1,
                                extent(random)),
             qRgb(random() % 256, random() % 256, random() % 256));
-    for (const int ratio : { 1, 2 }) {  // a plain screen or image, and a HiDPI one
-        QImage buffer;
-        bool usedPixels = false;
-        const auto [direct, replayed] = bothWays(
-            QSize(400, 120),
-            [&](QPainter& p) {
-                views::PlotCanvas canvas(p, QRect(10, 5, 380, 100), buffer);
-                usedPixels = usedPixels || canvas.pixels();
-                for (const auto& [box, color] : boxes)
-                    canvas.fill(box, color);
-            },
-            ratio);
-        INFO("device pixel ratio " << ratio);
-        CHECK(usedPixels);  // the image took the pixel path, the picture the QPainter one
-        // Both paths paint the canvas white where nothing was filled.
-        CHECK(differingPixels(direct, replayed) == 0);
-        CHECK(direct.pixel(5, 50) == qRgb(255, 255, 255));  // outside the canvas: untouched
-    }
+    // A plain screen or image and a HiDPI one; images the canvas writes into (32-bit
+    // opaque words) and one it blits onto; the whole canvas in the painter's clip, and
+    // a clip smaller than the canvas (as a widget's partial update gives).
+    const QImage::Format formats[] = { QImage::Format_RGB32, QImage::Format_ARGB32_Premultiplied,
+        QImage::Format_ARGB32 };
+    for (const int ratio : { 1, 2 })
+        for (const QImage::Format format : formats)
+            for (const bool clipped : { false, true }) {
+                QImage buffer;
+                bool usedPixels = false;
+                const auto [direct, replayed] = bothWays(
+                    QSize(400, 120),
+                    [&](QPainter& p) {
+                        if (clipped)
+                            p.setClipRect(QRect(50, 20, 200, 60));
+                        views::PlotCanvas canvas(p, QRect(10, 5, 380, 100), buffer);
+                        usedPixels = usedPixels || canvas.pixels();
+                        for (const auto& [box, color] : boxes)
+                            canvas.fill(box, color);
+                    },
+                    ratio, format);
+                INFO("device pixel ratio " << ratio << ", format " << format
+                                           << (clipped ? ", clipped" : ""));
+                CHECK(usedPixels);  // the image took the pixel path, the picture the QPainter one
+                // Both paths paint the canvas white where nothing was filled.
+                CHECK(differingPixels(direct, replayed) == 0);
+                CHECK(direct.pixel(5, 50) == qRgb(255, 255, 255));  // outside the canvas: untouched
+            }
 }
 
 TEST_CASE("a whole-run timeline frame is the same through pixels and through vectors", "[gui][timeline][canvas]")
