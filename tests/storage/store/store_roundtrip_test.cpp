@@ -149,3 +149,19 @@ TEST_CASE("a failed build leaves no file and keeps the old store", "[store]")
     CHECK_THROWS(buildStore(changed, dir / "new.strata", cancel));
     CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);
 }
+
+TEST_CASE("a store of a small trace is not padded out to SQLite's fixed cost", "[store]") {
+    // At 4 KiB pages every table and index took a page: 57 KB for a ping-pong of four
+    // messages (issue 16, store size <= gzip of the trace).
+    storage::MemoryTrace trace;
+    const auto process = trace.addTrack(model::kNoTrack, model::ResourceKind::Process, "rank 0");
+    const auto thread = trace.addTrack(process, model::ResourceKind::Thread, "main");
+    for (int i = 0; i < 4; ++i)
+        trace.addInterval(thread,
+            { .startNs = i * 1000, .endNs = i * 1000 + 500, .name = trace.intern("MPI_Send") });
+    test::TempDir dir;
+    const auto path = buildStore(trace, dir / "small.strata");
+    CHECK(std::filesystem::file_size(path) <= 16 << 10);
+    storage::StoreReader reader(path);
+    CHECK(reader.intervals(thread, 0, 10'000).size() == 4);
+}
