@@ -610,18 +610,18 @@ std::string encodeTile(const CounterSummaryTile& tile, int zstdLevel)
         std::uint8_t& f = flags[i];
         const bool carried = i > 0;
         const double in = carried ? cells[i - 1].last : 0;
-        if (sameValue(c.min, c.last))
-            f |= kMinIsLast;
-        else if (carried && sameValue(c.min, in))
-            f |= kMinIsCarried;
-        else
-            mins.push_back(c.min);
-        if (sameValue(c.max, c.last))
-            f |= kMaxIsLast;
-        else if (carried && sameValue(c.max, in))
-            f |= kMaxIsCarried;
-        else
-            maxes.push_back(c.max);
+        // The flag naming where `v` comes from, or none with `v` written to `column`.
+        auto source = [&](double v, std::uint8_t isLast, std::uint8_t isCarried,
+                          std::vector<double>& column) -> std::uint8_t {
+            if (sameValue(v, c.last))
+                return isLast;
+            if (carried && sameValue(v, in))
+                return isCarried;
+            column.push_back(v);
+            return 0;
+        };
+        f |= source(c.min, kMinIsLast, kMinIsCarried, mins);
+        f |= source(c.max, kMaxIsLast, kMaxIsCarried, maxes);
         if (sameValue(c.mean, c.min))
             f |= kMeanIsMin;
         else if (sameValue(c.mean, c.last))

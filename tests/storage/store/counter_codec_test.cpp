@@ -52,6 +52,43 @@ std::vector<model::CounterSample> cycleSamples(std::size_t n, std::uint64_t seed
     return out;
 }
 
+/// Tiles as codec version 1 wrote them: samples n | time delta | value f64; cells n |
+/// bucket delta | count | min | max | mean | last (f64) | weight.
+std::string version1(const CounterTile& tile)
+{
+    storage::ByteWriter out;
+    out.varint(tile.samples.size());
+    model::TimeNs previous = 0;
+    for (const model::CounterSample& s : tile.samples) {
+        out.svarint(s.timeNs - previous);
+        previous = s.timeNs;
+    }
+    for (const model::CounterSample& s : tile.samples)
+        out.f64(s.value);
+    return storage::wrapPayload(storage::TileKind::Counters, out.bytes(), 3);
+}
+
+std::string version1(const CounterSummaryTile& tile)
+{
+    storage::ByteWriter out;
+    out.varint(tile.cells.size());
+    std::int64_t previous = 0;
+    for (const CounterCell& c : tile.cells) {
+        out.svarint(c.bucket - previous);
+        previous = c.bucket;
+    }
+    for (const CounterCell& c : tile.cells)
+        out.varint(c.count);
+    for (auto field :
+        { &CounterCell::min, &CounterCell::max, &CounterCell::mean, &CounterCell::last }) {
+        for (const CounterCell& c : tile.cells)
+            out.f64(c.*field);
+    }
+    for (const CounterCell& c : tile.cells)
+        out.varint(static_cast<std::uint64_t>(c.weightNs));
+    return storage::wrapPayload(storage::TileKind::CounterSummary, out.bytes(), 3);
+}
+
 CounterSummaryTile summaryOf(const std::vector<storage::CounterPiece>& pieces)
 {
     CounterSummaryTile tile;
@@ -102,44 +139,12 @@ TEST_CASE("counter tiles give back every value bit for bit", "[store][codec]") {
 }
 
 TEST_CASE("whole-valued counter tiles cost less than raw doubles", "[store][codec]") {
-    // The same tiles at codec version 1 (values raw f64), for comparison.
-    auto version1 = [](const CounterTile& tile) {
-        storage::ByteWriter out;
-        out.varint(tile.samples.size());
-        model::TimeNs previous = 0;
-        for (const model::CounterSample& s : tile.samples) {
-            out.svarint(s.timeNs - previous);
-            previous = s.timeNs;
-        }
-        for (const model::CounterSample& s : tile.samples)
-            out.f64(s.value);
-        return storage::wrapPayload(storage::TileKind::Counters, out.bytes(), 3).size();
-    };
-    auto summaryVersion1 = [](const CounterSummaryTile& tile) {
-        storage::ByteWriter out;
-        out.varint(tile.cells.size());
-        std::int64_t previous = 0;
-        for (const CounterCell& c : tile.cells) {
-            out.svarint(c.bucket - previous);
-            previous = c.bucket;
-        }
-        for (const CounterCell& c : tile.cells)
-            out.varint(c.count);
-        for (auto field :
-            { &CounterCell::min, &CounterCell::max, &CounterCell::mean, &CounterCell::last }) {
-            for (const CounterCell& c : tile.cells)
-                out.f64(c.*field);
-        }
-        for (const CounterCell& c : tile.cells)
-            out.varint(static_cast<std::uint64_t>(c.weightNs));
-        return storage::wrapPayload(storage::TileKind::CounterSummary, out.bytes(), 3).size();
-    };
     const auto samples = cycleSamples(20000, 7);
     CounterTile exact;
     exact.samples.assign(samples.begin(), samples.begin() + 512);
     const std::size_t v2 = storage::encodeTile(exact).size();
-    INFO("exact tile: " << v2 << " bytes, " << version1(exact) << " at version 1");
-    CHECK(v2 < version1(exact));
+    INFO("exact tile: " << v2 << " bytes, " << version1(exact).size() << " at version 1");
+    CHECK(v2 < version1(exact).size());
 
     const model::LodGrid grid = model::LodGrid::forSpan(samples.back().timeNs);
     const auto level =
@@ -148,35 +153,25 @@ TEST_CASE("whole-valued counter tiles cost less than raw doubles", "[store][code
     CounterSummaryTile tile = summaryOf(level);
     tile.cells.resize(1024);
     const std::size_t summaryV2 = storage::encodeTile(tile).size();
-    INFO("summary tile: " << summaryV2 << " bytes, " << summaryVersion1(tile) << " at version 1");
-    CHECK(4 * summaryV2 <= 3 * summaryVersion1(tile));
+    INFO("summary tile: " << summaryV2 << " bytes, " << version1(tile).size() << " at version 1");
+    CHECK(4 * summaryV2 <= 3 * version1(tile).size());
 }
 
 TEST_CASE("counter tiles of codec version 1 still decode", "[store][codec]") {
-    // Version 1 columns: samples n | time delta | value f64; cells n | bucket delta |
-    // count | min | max | mean | last | weight.
-    storage::ByteWriter exact;
-    exact.varint(2);
-    exact.svarint(100);
-    exact.svarint(50);
-    exact.f64(1.5);
-    exact.f64(-2.0);
-    const CounterTile samples = storage::decodeCounterTile(
-        storage::wrapPayload(storage::TileKind::Counters, exact.bytes(), 3));
-    REQUIRE(samples.samples.size() == 2);
-    CHECK(samples.samples[1].timeNs == 150);
-    CHECK(samples.samples[0].value == 1.5);
-    CHECK(samples.samples[1].value == -2.0);
+    CounterTile exact;
+    exact.samples = cycleSamples(300, 11);
+    exact.samples[7].value = 0.25;
+    const CounterTile samples = storage::decodeCounterTile(version1(exact));
+    REQUIRE(samples.samples.size() == exact.samples.size());
+    for (std::size_t i = 0; i < samples.samples.size(); ++i) {
+        CHECK(samples.samples[i].timeNs == exact.samples[i].timeNs);
+        CHECK(bits(samples.samples[i].value) == bits(exact.samples[i].value));
+    }
 
-    storage::ByteWriter summary;
-    summary.varint(1);
-    summary.svarint(7);
-    summary.varint(3);
-    for (const double v : { 1.0, 4.0, 2.25, 3.0 })
-        summary.f64(v);
-    summary.varint(256);
-    const CounterSummaryTile cells = storage::decodeCounterSummaryTile(
-        storage::wrapPayload(storage::TileKind::CounterSummary, summary.bytes(), 3));
-    REQUIRE(cells.cells.size() == 1);
-    requireSame(cells.cells[0], { 7, 3, 1.0, 4.0, 2.25, 3.0, 256 });
+    const model::LodGrid grid = model::LodGrid::forSpan(exact.samples.back().timeNs);
+    const CounterSummaryTile tile = summaryOf(storage::counterLevelOne(grid, exact.samples));
+    const CounterSummaryTile cells = storage::decodeCounterSummaryTile(version1(tile));
+    REQUIRE(cells.cells.size() == tile.cells.size());
+    for (std::size_t i = 0; i < cells.cells.size(); ++i)
+        requireSame(cells.cells[i], tile.cells[i]);
 }
