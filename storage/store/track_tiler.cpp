@@ -228,8 +228,9 @@ bool worthStoring(std::span<const Cell> level, std::span<const Cell> stored, int
 
 /// The finest level of instants or counters is stored only when its tiles take at most
 /// half the bytes of the exact tiles, or when it stands for more than this many events a
-/// cell (zooms below it read exact events: this many a cell at most). A counter cell
-/// costs about three samples: a level with a third of the samples' cells saves nothing.
+/// cell on average (zooms below it read exact events: fewer than this many a cell on
+/// average). A counter cell costs about three samples: a level with a third of the
+/// samples' cells saves nothing.
 constexpr std::int64_t kMaxExactEventsPerCell = 8;
 
 /// Builds a kind's summary levels one at a time (`next(level, finer)` gives level
