@@ -1,11 +1,10 @@
 // The parts of a timeline frame drawn over or beside the interval rows: counter
 // envelopes, flow arrows, the selection, the selected range and the cursor line.
 
-#include "views/timeline_renderer.h"
-
 #include "model/value_units.h"
 #include "views/counter_series.h"
-#include "views/row_canvas.h"
+#include "views/plot_canvas.h"
+#include "views/timeline_renderer.h"
 
 #include <QPainterPath>
 
@@ -31,8 +30,9 @@ void drawArrow(QPainter& p, QPointF from, QPointF to)
 
 } // namespace
 
-void TimelineRenderer::paintCounter(QPainter& p, const TimelineFrame& f, const TimelineRow& row,
-                                    const storage::TrackSlice& slice) const
+void TimelineRenderer::paintCounter(PlotCanvas& canvas, const QFontMetrics& metrics,
+    const TimelineFrame& f, const TimelineRow& row, const storage::TrackSlice& slice,
+    PlotMarks& marks) const
 {
     // Per pixel column: min and max of the steps over it; then one envelope line per
     // column. The steps and their range are the counter charts' (heldCounter), so the row
@@ -60,29 +60,24 @@ void TimelineRenderer::paintCounter(QPainter& p, const TimelineFrame& f, const T
     const double scale = vmax > vmin ? (row.heightPx - 4) / (vmax - vmin) : 0;
     auto yOf = [&](double v) { return top + row.heightPx - 2 - (v - vmin) * scale; };
     const model::TrackInfo& info = m_store.resources().track(row.track);
-    {
-        // The envelope: one pixel column per x, from the column's max down to its min.
-        RowCanvas canvas(p, QRect(f.labelWidthPx, top, width, row.heightPx), m_rowPixels);
-        const QRgb color = colorForName(info.name).rgb();
-        for (int x = 0; x < width; ++x) {
-            if (std::isnan(lo[x]))
-                continue;
-            const int yHigh = static_cast<int>(std::floor(yOf(hi[x])));
-            const int yLow = static_cast<int>(std::floor(yOf(lo[x])));
-            canvas.fill(QRect(f.labelWidthPx + x, yHigh, 1, yLow - yHigh + 1), color);
-        }
+    // The envelope: one pixel column per x, from the column's max down to its min.
+    const QRgb color = colorForName(info.name).rgb();
+    for (int x = 0; x < width; ++x) {
+        if (std::isnan(lo[x]))
+            continue;
+        const int yHigh = static_cast<int>(std::floor(yOf(hi[x])));
+        const int yLow = static_cast<int>(std::floor(yOf(lo[x])));
+        canvas.fill(QRect(f.labelWidthPx + x, yHigh, 1, yLow - yHigh + 1), color);
     }
     // The row's value range, on a plate so it stays legible over a busy envelope (not in
     // rows too low for it, as in the overview strip).
-    const QFontMetrics metrics(p.font());
     if (row.heightPx < metrics.height() + 4)
         return;
     const QString range = QString::fromStdString(
         model::formatQuantity(vmin, info.unit) + " .. " + model::formatQuantity(vmax, info.unit));
-    const QRectF plate(f.labelWidthPx + 2, top, metrics.horizontalAdvance(range) + 6, metrics.height());
-    p.fillRect(plate, QColor(255, 255, 255, 200));
-    p.setPen(QColor(0x20, 0x20, 0x20));
-    p.drawText(plate.adjusted(3, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, range);
+    marks.plates.emplace_back(
+        QRectF(f.labelWidthPx + 2, top, metrics.horizontalAdvance(range) + 6, metrics.height()),
+        range);
 }
 
 void TimelineRenderer::paintFlows(QPainter& p, const TimelineFrame& f, const TimelineData& data,

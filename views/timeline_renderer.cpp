@@ -1,6 +1,6 @@
 #include "views/timeline_renderer.h"
 
-#include "views/row_canvas.h"
+#include "views/plot_canvas.h"
 #include "views/time_ticks.h"
 
 #include <QFontMetrics>
@@ -20,6 +20,9 @@ double msSince(Clock::time_point t)
 {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
+
+const QColor kGroupBand(0xec, 0xef, 0xf4);
+const QColor kRowSeparator(0xe0, 0xe0, 0xe0);
 
 QString qtext(std::string_view s)
 {
@@ -85,6 +88,7 @@ void TimelineRenderer::setLayoutOptions(const LayoutOptions& options)
 {
     m_layoutOptions = options;
     m_layout = TimelineLayout::forStore(m_store, options);
+    ++m_layoutGeneration;
 }
 
 void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& f) const
@@ -100,8 +104,8 @@ void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& f) const
                QStringLiteral("%1 wide").arg(QString::fromStdString(model::formatDuration(f.window.durationNs()))));
 }
 
-void TimelineRenderer::paintCells(RowCanvas& canvas, const TimelineFrame& f, const TimelineRow& row,
-                                  const storage::TrackSlice& slice, const TimelineHighlights& h) const
+void TimelineRenderer::paintCells(PlotCanvas& canvas, const TimelineFrame& f,
+    const TimelineRow& row, const storage::TrackSlice& slice, const TimelineHighlights& h) const
 {
     // Cells are folded per pixel column and lane: the column takes the colour of its
     // most covered cell and is shaded by the share of the column's time covered.
@@ -193,58 +197,64 @@ void TimelineRenderer::paintCells(RowCanvas& canvas, const TimelineFrame& f, con
     }
 }
 
-void TimelineRenderer::paintIntervals(QPainter& p, const TimelineFrame& f, const TimelineRow& row,
-                                      const storage::TrackSlice& slice, const TimelineHighlights& h) const
+void TimelineRenderer::paintIntervals(PlotCanvas& canvas, const QFontMetrics& metrics,
+    const TimelineFrame& f, const TimelineRow& row, const storage::TrackSlice& slice,
+    const TimelineHighlights& h, PlotMarks& marks) const
 {
     const int top = f.rowTop(row);
     const int lane = m_layout.laneHeightPx;
     const double plotLeft = f.labelWidthPx;
     auto xOf = [&](model::TimeNs t) { return std::clamp(f.xOf(t), plotLeft - 2.0, plotLeft + f.plotWidthPx() + 2.0); };
-    auto pixel = [](double x) { return static_cast<int>(std::floor(x + 0.5)); };  // the column QPainter fills
-    const QFontMetrics metrics(p.font());
+    auto pixel = [](double x) {
+        return static_cast<int>(std::floor(x + 0.5));
+    };  // the column QPainter fills
     const bool labels = lane >= metrics.height() - 2;
-    const int minLabelBoxPx = 6 * metrics.averageCharWidth();  // costly: once per row, not per box
-    // Boxes wide enough for a name, or matching the search: their text and outline go
-    // over the pixels once they are drawn.
-    std::vector<std::pair<const model::Interval*, QRect>> marked;
-    {
-        RowCanvas canvas(p, QRect(f.labelWidthPx, top, f.plotWidthPx(), row.heightPx), m_rowPixels);
-        if (slice.intervalLevel > 0)
-            paintCells(canvas, f, row, slice, h);
-        // Exact intervals by start time: of those a pixel wide or less, one per pixel
-        // column and lane (a whole-run frame of a 100M-event store holds ~10^5).
-        std::array<int, TimelineLayout::kMaxLanes> lastThinPx;
-        lastThinPx.fill(std::numeric_limits<int>::min());
-        for (const model::Interval& e : slice.intervals) {
-            if (e.depth >= row.lanes || e.endNs < f.window.startNs || e.startNs > f.window.endNs)
+    const int minLabelBoxPx = 6 * metrics.averageCharWidth();
+    if (slice.intervalLevel > 0)
+        paintCells(canvas, f, row, slice, h);
+    // Exact intervals by start time: of those a pixel wide or less, one per pixel
+    // column and lane (a whole-run frame of a 100M-event store holds ~10^5).
+    std::array<int, TimelineLayout::kMaxLanes> lastThinPx;
+    lastThinPx.fill(std::numeric_limits<int>::min());
+    for (const model::Interval& e : slice.intervals) {
+        if (e.depth >= row.lanes || e.endNs < f.window.startNs || e.startNs > f.window.endNs)
+            continue;
+        const int x0 = pixel(xOf(e.startNs));
+        const int x1 = std::max(x0 + 1, pixel(xOf(e.endNs)));
+        const bool match = !h.matches.empty() && h.matches.count(e.name);
+        if (x1 - x0 == 1 && !match) {  // a search match always gets its pixel
+            if (x0 == lastThinPx[e.depth])
                 continue;
-            const int x0 = pixel(xOf(e.startNs));
-            const int x1 = std::max(x0 + 1, pixel(xOf(e.endNs)));
-            const bool match = !h.matches.empty() && h.matches.count(e.name);
-            if (x1 - x0 == 1 && !match) {  // a search match always gets its pixel
-                if (x0 == lastThinPx[e.depth])
-                    continue;
-                lastThinPx[e.depth] = x0;
-            }
-            const QRect box(x0, top + e.depth * lane, x1 - x0, lane - 1);
-            canvas.fill(box, m_palette.interval(slice.track, e).rgb());
-            if (match && x1 - x0 <= 2)
-                canvas.fill(box.adjusted(0, 0, 0, 3 - box.height()), qRgb(0, 0, 0));
-            else if (match || (labels && x1 - x0 > minLabelBoxPx))
-                marked.emplace_back(&e, box);
+            lastThinPx[e.depth] = x0;
         }
-        // Instants over the intervals (names and search outlines go over both): a tick at
-        // the top of a track that holds intervals, so that marks as dense as the pixels
-        // (one per training step over a whole run) do not hide the intervals under them;
-        // the row's height on a track of instants alone.
-        const bool withIntervals = m_store.summary(slice.track).intervals > 0;
-        const int tickPx = withIntervals ? std::max(3, lane / 3) : row.heightPx;
-        for (const model::Instant& i : slice.instants)
-            canvas.fill(QRect(pixel(xOf(i.timeNs)), top, 1, tickPx), qRgb(0x30, 0x30, 0x30));
-        for (const storage::InstantCell& c : slice.instantCells)
-            canvas.fill(QRect(pixel(xOf(c.firstNs)), top, 1, tickPx), qRgb(0x30, 0x30, 0x30));
+        const QRect box(x0, top + e.depth * lane, x1 - x0, lane - 1);
+        canvas.fill(box, m_palette.interval(slice.track, e).rgb());
+        // Boxes wide enough for a name, or matching the search: their text and outline
+        // go over the pixels once they are drawn.
+        if (match && x1 - x0 <= 2)
+            canvas.fill(box.adjusted(0, 0, 0, 3 - box.height()), qRgb(0, 0, 0));
+        else if (match || (labels && x1 - x0 > minLabelBoxPx))
+            marks.boxes.emplace_back(&e, box);
     }
-    for (const auto& [e, box] : marked) {
+    // Instants over the intervals (names and search outlines go over both): a tick at
+    // the top of a track that holds intervals, so that marks as dense as the pixels
+    // (one per training step over a whole run) do not hide the intervals under them;
+    // the row's height on a track of instants alone.
+    const bool withIntervals = m_store.summary(slice.track).intervals > 0;
+    const int tickPx = withIntervals ? std::max(3, lane / 3) : row.heightPx;
+    for (const model::Instant& i : slice.instants)
+        canvas.fill(QRect(pixel(xOf(i.timeNs)), top, 1, tickPx), qRgb(0x30, 0x30, 0x30));
+    for (const storage::InstantCell& c : slice.instantCells)
+        canvas.fill(QRect(pixel(xOf(c.firstNs)), top, 1, tickPx), qRgb(0x30, 0x30, 0x30));
+}
+
+void TimelineRenderer::paintMarks(
+    QPainter& p, const TimelineFrame& f, const TimelineHighlights& h, const PlotMarks& marks) const
+{
+    const QFontMetrics metrics(p.font());
+    const bool labels = m_layout.laneHeightPx >= metrics.height() - 2;
+    const int minLabelBoxPx = 6 * metrics.averageCharWidth();  // costly: once a frame, not per box
+    for (const auto& [e, box] : marks.boxes) {
         if (!h.matches.empty() && h.matches.count(e->name)) {
             p.setPen(QPen(Qt::black, 2));
             p.drawRect(QRectF(box).adjusted(1, 1, -1, -1));
@@ -252,10 +262,45 @@ void TimelineRenderer::paintIntervals(QPainter& p, const TimelineFrame& f, const
         if (labels && box.width() > minLabelBoxPx) {
             p.setPen(Qt::black);
             const QRect inView = box.intersected(QRect(f.labelWidthPx, box.top(), f.plotWidthPx(), box.height()));
-            p.drawText(inView.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                       label(e->name, metrics, inView.width() - 4));
+            drawLine(p, inView.adjusted(2, 0, -2, 0), label(e->name, metrics, inView.width() - 4),
+                f.plotRect());
         }
     }
+    for (const auto& [plate, text] : marks.plates) {
+        p.setClipRect(f.plotRect());  // drawLine left it on its text
+        p.fillRect(plate, QColor(255, 255, 255, 200));
+        p.setPen(QColor(0x20, 0x20, 0x20));
+        drawLine(p, plate.adjusted(3, 0, 0, 0), text, f.plotRect());
+    }
+    p.setClipRect(f.plotRect());
+}
+
+void TimelineRenderer::drawLine(
+    QPainter& p, const QRectF& box, const QString& text, QRect plot) const
+{
+    // Laying text out (itemizing, shaping) is most of drawText's cost, and a frame shows
+    // the same few hundred names and ranges again and again: each is laid out once.
+    if (text.isEmpty())
+        return;
+    const QString font = p.font().key();
+    if (font != m_laidOutFont || m_laidOut.size() > 4096) {
+        m_laidOut.clear();
+        m_laidOutFont = font;
+    }
+    auto it = m_laidOut.find(text);
+    if (it == m_laidOut.end()) {
+        QStaticText laid(text);
+        laid.setTextFormat(Qt::PlainText);
+        laid.setPerformanceHint(QStaticText::AggressiveCaching);
+        laid.prepare(QTransform(), p.font());
+        it = m_laidOut.insert(text, laid);
+    }
+    // As drawText(box, Qt::AlignVCenter | Qt::AlignLeft, text) in the plot's clip: clipped
+    // to the box, so that descenders stay out of the lane below.
+    p.setClipRect(box & QRectF(plot));
+    p.drawStaticText(
+        QPointF(box.left(), box.top() + (box.height() - QFontMetricsF(p.font()).height()) / 2),
+        *it);
 }
 
 QString TimelineRenderer::label(model::StringId name, const QFontMetrics& metrics, int widthPx) const
@@ -275,8 +320,55 @@ QString TimelineRenderer::label(model::StringId name, const QFontMetrics& metric
 
 void TimelineRenderer::paintLabels(QPainter& p, const TimelineFrame& f) const
 {
-    if (f.labelWidthPx <= 0)
+    if (f.labelWidthPx <= 0 || f.heightPx <= f.rulerHeightPx)
         return;
+    // The column depends on the rows and the scroll, not on the window: painted once into
+    // an image and blitted while the user zooms and pans (its text was a quarter of a
+    // frame's paint). Vector devices get the text itself.
+    const int scale = wholePixelScale(p);
+    if (scale == 0) {
+        paintLabelColumn(p, f);
+        return;
+    }
+    const QRect area(0, f.rulerHeightPx, f.labelWidthPx, f.heightPx - f.rulerHeightPx);
+    const int dpi = p.device()->logicalDpiX();
+    const LabelColumnKey key { area.size(), f.scrollPx, f.rulerHeightPx, scale, dpi,
+        m_layoutGeneration, p.font().key() };
+    if (!m_labelColumn || m_labelColumn->key != key) {
+        QImage image(area.size() * scale, QImage::Format_RGB32);
+        image.setDevicePixelRatio(scale);
+        // The device's resolution, so that the font has the size it has on the device.
+        image.setDotsPerMeterX(static_cast<int>(std::lround(dpi / 0.0254)));
+        image.setDotsPerMeterY(static_cast<int>(std::lround(p.device()->logicalDpiY() / 0.0254)));
+        {
+            QPainter column(&image);
+            column.setFont(p.font());
+            column.translate(0, -f.rulerHeightPx);
+            paintLabelColumn(column, f);
+        }
+        m_labelColumn = LabelColumn { key, std::move(image) };
+    }
+    p.drawImage(area.topLeft(), m_labelColumn->image);
+}
+
+void TimelineRenderer::paintRowSeparators(QPainter& p, const TimelineFrame& f) const
+{
+    // Over everything in the plot. Separators are boxes one pixel high, not lines: a
+    // cosmetic line is stroked pixel by pixel, ~50 times the cost of a box's one span.
+    for (const TimelineRow& row : m_layout.rows) {
+        const int top = f.rowTop(row);
+        if (top + row.heightPx < f.rulerHeightPx || top >= f.heightPx)
+            continue;
+        if (row.group) {
+            p.fillRect(f.labelWidthPx, top, f.plotWidthPx(), row.heightPx, kGroupBand);
+        } else {
+            p.fillRect(f.labelWidthPx, top + row.heightPx + 1, f.plotWidthPx(), 1, kRowSeparator);
+        }
+    }
+}
+
+void TimelineRenderer::paintLabelColumn(QPainter& p, const TimelineFrame& f) const
+{
     p.fillRect(0, f.rulerHeightPx, f.labelWidthPx, f.heightPx - f.rulerHeightPx, QColor(0xfa, 0xfa, 0xfa));
     const QFont normal = p.font();
     QFont bold = normal;
@@ -287,13 +379,12 @@ void TimelineRenderer::paintLabels(QPainter& p, const TimelineFrame& f) const
             continue;
         const int indentPx = 4 + 12 * row.indent;
         if (row.group) {
-            p.fillRect(0, top, f.widthPx, row.heightPx, QColor(0xec, 0xef, 0xf4));
+            p.fillRect(0, top, f.labelWidthPx, row.heightPx, kGroupBand);
             p.setPen(QColor(0x40, 0x40, 0x40));
             p.drawText(QRect(indentPx, top, 12, row.heightPx), Qt::AlignCenter,
                        row.collapsed ? QStringLiteral("▸") : QStringLiteral("▾"));
         } else {
-            p.setPen(QColor(0xe0, 0xe0, 0xe0));
-            p.drawLine(0, top + row.heightPx + 1, f.widthPx, top + row.heightPx + 1);
+            p.fillRect(0, top + row.heightPx + 1, f.labelWidthPx, 1, kRowSeparator);
         }
         p.setFont(row.group ? bold : normal);
         p.setPen(Qt::black);
@@ -312,23 +403,35 @@ void TimelineRenderer::paint(QPainter& p, const TimelineFrame& f, const Timeline
                              const TimelineHighlights& highlights)
 {
     const auto paintStart = Clock::now();
-    p.fillRect(0, 0, f.widthPx, f.heightPx, Qt::white);
+    // No white under the whole frame: the canvas clears the plot, the label column and
+    // the ruler paint their own backgrounds.
+    const QRect plot = f.plotRect();
     p.save();
-    p.setClipRect(f.labelWidthPx, f.rulerHeightPx, f.plotWidthPx(), f.heightPx - f.rulerHeightPx);
-    for (const TimelineRow& row : m_layout.rows) {
-        const int top = f.rowTop(row);
-        if (row.group || top + row.heightPx < f.rulerHeightPx || top >= f.heightPx)
-            continue;
-        if (const storage::TrackSlice* slice = data.slice(row.track)) {
-            if (row.counter)
-                paintCounter(p, f, row, *slice);
-            else
-                paintIntervals(p, f, row, *slice, highlights);
+    p.setClipRect(plot);
+    PlotMarks marks;
+    {
+        PlotCanvas canvas(p, plot, m_plotPixels);
+        const QFontMetrics metrics(p.font());  // costly: once a frame, not per row
+        for (const TimelineRow& row : m_layout.rows) {
+            const int top = f.rowTop(row);
+            if (row.group || top + row.heightPx < f.rulerHeightPx || top >= f.heightPx)
+                continue;
+            if (const storage::TrackSlice* slice = data.slice(row.track)) {
+                canvas.setClip(QRect(f.labelWidthPx, top, f.plotWidthPx(), row.heightPx));
+                if (row.counter)
+                    paintCounter(canvas, metrics, f, row, *slice, marks);
+                else
+                    paintIntervals(canvas, metrics, f, row, *slice, highlights, marks);
+            }
         }
+        canvas.draw();
     }
+    paintMarks(p, f, highlights, marks);
     if (highlights.flows)
         paintFlows(p, f, data, highlights);
     paintOverlays(p, f, highlights);
+    if (f.labelWidthPx > 0)  // the overview strip has no labels, bands nor separators
+        paintRowSeparators(p, f);
     p.restore();
     paintLabels(p, f);
     if (f.rulerHeightPx > 0)

@@ -19,8 +19,10 @@
 #include "views/color_palette.h"
 #include "views/timeline_layout.h"
 
+#include <QHash>
 #include <QImage>
 #include <QPainter>
+#include <QStaticText>
 
 #include <map>
 #include <optional>
@@ -40,6 +42,11 @@ struct TimelineFrame
     int scrollPx = 0;  ///< vertical scroll of the rows
 
     int plotWidthPx() const { return std::max(1, widthPx - labelWidthPx); }
+    /// The plot: right of the labels, under the ruler.
+    QRect plotRect() const
+    {
+        return { labelWidthPx, rulerHeightPx, plotWidthPx(), heightPx - rulerHeightPx };
+    }
     double pxPerNs() const { return static_cast<double>(plotWidthPx()) / static_cast<double>(window.durationNs()); }
     /// Widget x of a time (unclamped).
     double xOf(model::TimeNs t) const { return labelWidthPx + (t - window.startNs) * pxPerNs(); }
@@ -99,7 +106,7 @@ struct FrameTimings
     double paintMs = 0;
 };
 
-class RowCanvas;
+class PlotCanvas;
 
 class TimelineRenderer
 {
@@ -119,26 +126,64 @@ public:
     const FrameTimings& lastTimings() const { return m_timings; }
 
 private:
+    /// What goes over the plot's pixels once they are drawn: names in wide boxes, search
+    /// outlines, counter ranges on their plates.
+    struct PlotMarks
+    {
+        std::vector<std::pair<const model::Interval*, QRect>> boxes;
+        std::vector<std::pair<QRectF, QString>> plates;
+    };
+    /// The label column as painted last, for as long as its key holds.
+    struct LabelColumnKey
+    {
+        QSize size;
+        int scrollPx = 0;
+        int rulerHeightPx = 0;
+        int scale = 0;
+        int dpi = 0;
+        std::uint64_t layoutGeneration = 0;
+        QString font;
+        bool operator==(const LabelColumnKey&) const = default;
+    };
+    struct LabelColumn
+    {
+        LabelColumnKey key;
+        QImage image;
+    };
+
     void paintRuler(QPainter& p, const TimelineFrame& f) const;
     void paintLabels(QPainter& p, const TimelineFrame& f) const;
-    void paintIntervals(QPainter& p, const TimelineFrame& f, const TimelineRow& row,
-                        const storage::TrackSlice& slice, const TimelineHighlights& h) const;
-    void paintCells(RowCanvas& canvas, const TimelineFrame& f, const TimelineRow& row, const storage::TrackSlice& slice,
-                    const TimelineHighlights& h) const;
-    void paintCounter(QPainter& p, const TimelineFrame& f, const TimelineRow& row,
-                      const storage::TrackSlice& slice) const;
+    void paintLabelColumn(QPainter& p, const TimelineFrame& f) const;
+    /// Group bands and the lines between rows, across the plot.
+    void paintRowSeparators(QPainter& p, const TimelineFrame& f) const;
+    void paintIntervals(PlotCanvas& canvas, const QFontMetrics& metrics, const TimelineFrame& f,
+        const TimelineRow& row, const storage::TrackSlice& slice, const TimelineHighlights& h,
+        PlotMarks& marks) const;
+    void paintCells(PlotCanvas& canvas, const TimelineFrame& f, const TimelineRow& row,
+        const storage::TrackSlice& slice, const TimelineHighlights& h) const;
+    void paintCounter(PlotCanvas& canvas, const QFontMetrics& metrics, const TimelineFrame& f,
+        const TimelineRow& row, const storage::TrackSlice& slice, PlotMarks& marks) const;
+    void paintMarks(QPainter& p, const TimelineFrame& f, const TimelineHighlights& h,
+        const PlotMarks& marks) const;
     void paintFlows(QPainter& p, const TimelineFrame& f, const TimelineData& data, const TimelineHighlights& h) const;
     void paintOverlays(QPainter& p, const TimelineFrame& f, const TimelineHighlights& h) const;
+    /// One line of text, left-aligned and centred vertically in `box`.
+    /// `plot`: the clip the painter had (it is left clipped to the box).
+    void drawLine(QPainter& p, const QRectF& box, const QString& text, QRect plot) const;
     /// An interval's name fitted into `widthPx` (cut with an ellipsis when too long).
     QString label(model::StringId name, const QFontMetrics& metrics, int widthPx) const;
 
     storage::StoreReader& m_store;
     LayoutOptions m_layoutOptions;
     TimelineLayout m_layout;
+    std::uint64_t m_layoutGeneration = 0;  ///< bumped whenever m_layout changes
     Palette m_palette;
     FrameTimings m_timings;
     mutable std::unordered_map<model::StringId, int> m_labelWidths;  ///< full width of each name
-    mutable QImage m_rowPixels;  ///< RowCanvas's buffer, kept across rows and frames
+    mutable QImage m_plotPixels;  ///< PlotCanvas's buffer, kept across frames
+    mutable std::optional<LabelColumn> m_labelColumn;
+    mutable QHash<QString, QStaticText> m_laidOut;  ///< drawLine's texts, in m_laidOutFont
+    mutable QString m_laidOutFont;
     /// Row labels elided to the label column: (label, width, font) -> text.
     mutable std::map<std::tuple<std::string, int, QString>, QString> m_elidedLabels;
 };

@@ -152,7 +152,17 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const Track
                     budget -= ref.n;
             });
     };
-    auto chooseLevel = [&](int finest, TileKind kind, bool intervals) {
+    // The builder leaves out a level that reduces little over the stored one below it:
+    // its zooms read that one (a few cells per pixel, track_tiler.cpp). An interval level
+    // without cells has no tiles either, and no finer level has cells then.
+    auto storedLevel = [&](int finest, TileKind summaryKind) {
+        for (int level = pixelLevel; level >= finest; --level) {
+            if (idx.find(summaryKind, level))
+                return level;
+        }
+        return pixelLevel;
+    };
+    auto chooseLevel = [&](int finest, TileKind kind, TileKind summaryKind, bool intervals) {
         if (pixelLevel < finest || pixelLevel == 0)
             return 0;
         std::int64_t budget = pixelWidth;
@@ -164,11 +174,12 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const Track
         } else {
             fewExact(kind, 0, 0, budget);
         }
-        return budget >= 0 ? 0 : pixelLevel;
+        return budget >= 0 ? 0 : storedLevel(finest, summaryKind);
     };
 
     if (summary.intervals > 0) {
-        slice.intervalLevel = chooseLevel(summary.intervalLevel, TileKind::Intervals, true);
+        slice.intervalLevel = chooseLevel(
+            summary.intervalLevel, TileKind::Intervals, TileKind::IntervalSummary, true);
         readExactIntervals(
             track, idx, slice.intervalLevel, window, depthLimit, slice.intervals, conn);
         if (slice.intervalLevel > 0) {
@@ -244,7 +255,8 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const Track
         }
     }
     if (summary.instants > 0) {
-        slice.instantLevel = chooseLevel(summary.instantLevel, TileKind::Instants, false);
+        slice.instantLevel =
+            chooseLevel(summary.instantLevel, TileKind::Instants, TileKind::InstantSummary, false);
         if (slice.instantLevel == 0) {
             if (const auto* tiles = idx.find(TileKind::Instants, 0)) {
                 forExactTiles(*tiles, window.startNs, window.endNs, [&](const IndexedTile& ref) {
@@ -267,7 +279,8 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const Track
         }
     }
     if (summary.counters > 0) {
-        slice.counterLevel = chooseLevel(summary.counterLevel, TileKind::Counters, false);
+        slice.counterLevel =
+            chooseLevel(summary.counterLevel, TileKind::Counters, TileKind::CounterSummary, false);
         const TileKind kind = slice.counterLevel == 0 ? TileKind::Counters : TileKind::CounterSummary;
         if (const auto* tiles = idx.find(kind, slice.counterLevel)) {
             // Start one tile early for the value carried into the window.

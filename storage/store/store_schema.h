@@ -37,12 +37,18 @@
 //       format version 1 (the tables are optional, like kernel_metrics) and their flame
 //       graphs walk the exact events.
 //
+// Format version 2 (this one) writes counter and counter summary tiles at codec version 2
+// (tile_codec.h) and may leave out a summary level of instants or counters that reduces
+// little over the stored level below it (track_tiler.cpp); a query at its zoom reads that
+// level. Version 1 stores (every level from the finest stored, codec version 1) still
+// read; a version 1 reader refuses version 2 stores as newer.
+//
 // Nothing here assumes one writer for the whole run: a shard holds a subset of tracks
 // with the same schema, and ids are local to the file.
 
 namespace strata::storage {
 
-inline constexpr int kStoreFormatVersion = 1;
+inline constexpr int kStoreFormatVersion = 2;
 inline constexpr const char* kStoreFormatName = "strata";
 
 inline constexpr const char* kStoreSchemaSql = R"sql(

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <span>
 
 namespace strata::storage {
 
@@ -27,7 +30,8 @@ struct DctxDeleter
     void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
 };
 
-std::string wrap(TileKind kind, const std::string& raw, int level)
+std::string wrap(
+    TileKind kind, const std::string& raw, int level, std::uint8_t version = kTileCodecVersion)
 {
     // One compression context per thread: creating one per tile costs more than
     // compressing a small tile.
@@ -40,7 +44,7 @@ std::string wrap(TileKind kind, const std::string& raw, int level)
     header.u8('S');
     header.u8('T');
     header.u8(static_cast<std::uint8_t>(kind));
-    header.u8(kTileCodecVersion);
+    header.u8(version);
     header.varint(raw.size());
     std::string out = std::move(header.bytes());
     const std::size_t headerSize = out.size();
@@ -62,10 +66,12 @@ struct RawTile
 {
     std::unique_ptr<char[]> bytes;
     std::size_t size = 0;
+    std::uint8_t version = kTileCodecVersion;
     operator std::string_view() const { return {bytes.get(), size}; }
 };
 
-RawTile unwrap(TileKind expected, std::string_view payload)
+/// `newest`: the newest codec version of the kind; every older one decodes too.
+RawTile unwrap(TileKind expected, std::string_view payload, std::uint8_t newest = kTileCodecVersion)
 {
     ByteReader header(payload);
     if (payload.size() < 5 || header.u8() != 'S' || header.u8() != 'T')
@@ -74,8 +80,10 @@ RawTile unwrap(TileKind expected, std::string_view payload)
     if (kind != expected)
         throw CorruptTile("tile is of kind " + std::to_string(static_cast<int>(kind))
                           + ", expected " + std::to_string(static_cast<int>(expected)));
-    if (header.u8() != kTileCodecVersion)
-        throw CorruptTile("tile codec version is not " + std::to_string(kTileCodecVersion));
+    const std::uint8_t version = header.u8();
+    if (version < kTileCodecVersion || version > newest)
+        throw CorruptTile("tile codec version " + std::to_string(version) + " is not "
+            + std::to_string(kTileCodecVersion) + ".." + std::to_string(newest));
     const std::uint64_t rawSize = header.varint();
     if (rawSize > kMaxRawTileBytes)
         throw CorruptTile("tile claims an impossible size");
@@ -90,7 +98,7 @@ RawTile unwrap(TileKind expected, std::string_view payload)
         throw CorruptTile("tile frame size does not match its header");
 
     thread_local std::unique_ptr<ZSTD_DCtx, DctxDeleter> dctx(ZSTD_createDCtx());
-    RawTile raw { std::make_unique_for_overwrite<char[]>(rawSize + kRawPadding), rawSize };
+    RawTile raw { std::make_unique_for_overwrite<char[]>(rawSize + kRawPadding), rawSize, version };
     std::memset(raw.bytes.get() + rawSize, 0, kRawPadding);
     const std::size_t n = ZSTD_decompressDCtx(dctx.get(), raw.bytes.get(), raw.size, frame.data(),
                                               frame.size());
@@ -309,6 +317,57 @@ ArgsColumn readArgs(ByteReader& in, std::size_t rows)
     return args;
 }
 
+/// Bit for bit (0.0 and -0.0 differ, a NaN equals itself): what decoding must give back.
+bool sameValue(double a, double b)
+{
+    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
+
+/// Doubles that are whole numbers of at most 53 bits (counters mostly count): written as
+/// such. Not -0.0, which would come back as 0.0.
+bool isWhole(double v)
+{
+    return std::fabs(v) <= 0x1p53 && std::trunc(v) == v && !(v == 0 && std::signbit(v));
+}
+
+// A column of counter values: mode u8, then 1: zigzag deltas of whole numbers against the
+// previous one; 0: raw f64.
+void writeValues(ByteWriter& out, std::span<const double> values)
+{
+    const bool whole = std::all_of(values.begin(), values.end(), isWhole);
+    out.u8(whole ? 1 : 0);
+    std::int64_t previous = 0;
+    for (const double v : values) {
+        if (whole) {
+            const auto n = static_cast<std::int64_t>(v);
+            out.svarint(n - previous);
+            previous = n;
+        } else {
+            out.f64(v);
+        }
+    }
+}
+
+/// Calls set(i, value) for `n` values written by writeValues.
+template<typename Set>
+void readValues(ByteReader& in, std::size_t n, Set set)
+{
+    const std::uint8_t mode = in.u8();
+    if (mode > 1)
+        throw CorruptTile("tile has an unknown value column");
+    std::int64_t previous = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (mode == 0) {
+            set(i, in.f64());
+            continue;
+        }
+        previous = in.delta(previous);
+        if (previous > (std::int64_t(1) << 53) || previous < -(std::int64_t(1) << 53))
+            throw CorruptTile("tile holds a counter value beyond 53 bits");
+        set(i, static_cast<double>(previous));
+    }
+}
+
 } // namespace
 
 TileKind payloadKind(std::string_view payload)
@@ -410,26 +469,34 @@ InstantTile decodeInstantTile(std::string_view payload)
     return tile;
 }
 
-// Counters: n | time Δ | value (raw f64).
+// Counters, codec version 2: n | time Δ | values (writeValues). Version 1: values raw f64.
 std::string encodeTile(const CounterTile& tile, int zstdLevel)
 {
     ByteWriter out;
     out.varint(tile.samples.size());
     writeTimes(out, tile.samples, [](const model::CounterSample& s) { return s.timeNs; });
+    std::vector<double> values;
+    values.reserve(tile.samples.size());
     for (const auto& s : tile.samples)
-        out.f64(s.value);
-    return wrap(TileKind::Counters, out.bytes(), zstdLevel);
+        values.push_back(s.value);
+    writeValues(out, values);
+    return wrap(TileKind::Counters, out.bytes(), zstdLevel, kCounterCodecVersion);
 }
 
 CounterTile decodeCounterTile(std::string_view payload)
 {
-    const RawTile raw = unwrap(TileKind::Counters, payload);
+    const RawTile raw = unwrap(TileKind::Counters, payload, kCounterCodecVersion);
     ByteReader in(raw);
     CounterTile tile;
-    tile.samples.resize(rowCount(in, 9));
+    tile.samples.resize(rowCount(in, raw.version == 1 ? 9 : 2));
     readTimes(in, tile.samples, [](model::CounterSample& s, model::TimeNs t) { s.timeNs = t; });
-    for (auto& s : tile.samples)
-        s.value = in.f64();
+    if (raw.version == 1) {
+        for (auto& s : tile.samples)
+            s.value = in.f64();
+    } else {
+        readValues(
+            in, tile.samples.size(), [&](std::size_t i, double v) { tile.samples[i].value = v; });
+    }
     expectEnd(in);
     return tile;
 }
@@ -646,31 +713,105 @@ InstantSummaryTile decodeInstantSummaryTile(std::string_view payload)
     return tile;
 }
 
-// Counter summary: n | bucket Δ | count | min | max | mean | last | weight.
+// Counter summary, codec version 2: n | bucket Δ | count | weight Δ | flags u8 | last
+// values | min values | max values | means, where min, max and mean are written only for
+// the cells whose flags do not name them. A cell's min and max are mostly its last value
+// or the one carried in (the previous cell's last), and its mean is its min when the
+// value held still: most cells of a slowly sampled counter then cost a last value.
+// Means are written as what they integrate to over the weight (mean x weightNs, an
+// integer for integer values and times) when every one of the tile comes back exactly
+// from that, else raw. Version 1: bucket Δ | count | min | max | mean | last (raw f64)
+// | weight.
+namespace {
+
+enum CounterFlags : std::uint8_t {
+    kMinIsLast = 1,
+    kMinIsCarried = 2,
+    kMaxIsLast = 4,
+    kMaxIsCarried = 8,
+    kMeanIsMin = 16,
+    kMeanIsLast = 32,
+};
+constexpr std::uint8_t kAllCounterFlags = 63;
+
+/// mean x weightNs as an integer, when dividing it back gives `mean` bit for bit.
+std::optional<std::int64_t> integralOf(double mean, model::TimeNs weightNs)
+{
+    const double integral = mean * static_cast<double>(weightNs);
+    if (weightNs <= 0 || !(std::fabs(integral) < 0x1p62))
+        return std::nullopt;
+    const auto j = static_cast<std::int64_t>(std::llround(integral));
+    if (!sameValue(static_cast<double>(j) / static_cast<double>(weightNs), mean))
+        return std::nullopt;
+    return j;
+}
+
+}  // namespace
+
 std::string encodeTile(const CounterSummaryTile& tile, int zstdLevel)
 {
     ByteWriter out;
-    out.varint(tile.cells.size());
-    writeTimes(out, tile.cells, [](const CounterCell& c) { return c.bucket; });
-    for (const auto& c : tile.cells)
+    const auto& cells = tile.cells;
+    out.varint(cells.size());
+    writeTimes(out, cells, [](const CounterCell& c) { return c.bucket; });
+    for (const auto& c : cells)
         out.varint(c.count);
-    for (const auto& c : tile.cells)
-        out.f64(c.min);
-    for (const auto& c : tile.cells)
-        out.f64(c.max);
-    for (const auto& c : tile.cells)
-        out.f64(c.mean);
-    for (const auto& c : tile.cells)
-        out.f64(c.last);
-    for (const auto& c : tile.cells)
-        out.varint(static_cast<std::uint64_t>(c.weightNs));
-    return wrap(TileKind::CounterSummary, out.bytes(), zstdLevel);
+    writeTimes(out, cells, [](const CounterCell& c) { return c.weightNs; });
+    std::vector<double> lasts, mins, maxes, means;
+    std::vector<std::uint8_t> flags(cells.size());
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        const CounterCell& c = cells[i];
+        std::uint8_t& f = flags[i];
+        const bool carried = i > 0;
+        const double in = carried ? cells[i - 1].last : 0;
+        // The flag naming where `v` comes from, or none with `v` written to `column`.
+        auto source = [&](double v, std::uint8_t isLast, std::uint8_t isCarried,
+                          std::vector<double>& column) -> std::uint8_t {
+            if (sameValue(v, c.last))
+                return isLast;
+            if (carried && sameValue(v, in))
+                return isCarried;
+            column.push_back(v);
+            return 0;
+        };
+        f |= source(c.min, kMinIsLast, kMinIsCarried, mins);
+        f |= source(c.max, kMaxIsLast, kMaxIsCarried, maxes);
+        if (sameValue(c.mean, c.min))
+            f |= kMeanIsMin;
+        else if (sameValue(c.mean, c.last))
+            f |= kMeanIsLast;
+        else
+            means.push_back(c.mean);
+        lasts.push_back(c.last);
+        out.u8(f);
+    }
+    writeValues(out, lasts);
+    writeValues(out, mins);
+    writeValues(out, maxes);
+    // Means: integrals (mode 1) when each comes back exactly, else raw (mode 0).
+    std::vector<std::int64_t> integrals;
+    for (std::size_t i = 0, k = 0; i < cells.size() && integrals.size() == k; ++i) {
+        if (flags[i] & (kMeanIsMin | kMeanIsLast))
+            continue;
+        ++k;
+        if (const auto j = integralOf(cells[i].mean, cells[i].weightNs))
+            integrals.push_back(*j);
+    }
+    if (integrals.size() == means.size()) {
+        out.u8(1);
+        writeTimes(out, integrals, [](std::int64_t j) { return j; });
+    } else {
+        out.u8(0);
+        for (const double m : means)
+            out.f64(m);
+    }
+    return wrap(TileKind::CounterSummary, out.bytes(), zstdLevel, kCounterCodecVersion);
 }
 
-CounterSummaryTile decodeCounterSummaryTile(std::string_view payload)
+namespace {
+
+CounterSummaryTile decodeCounterSummaryV1(ByteReader& in)
 {
-    const RawTile raw = unwrap(TileKind::CounterSummary, payload);
-    ByteReader in(raw);
     CounterSummaryTile tile;
     tile.cells.resize(rowCount(in, 35));
     readTimes(in, tile.cells, [](CounterCell& c, model::TimeNs t) { c.bucket = t; });
@@ -686,6 +827,67 @@ CounterSummaryTile decodeCounterSummaryTile(std::string_view payload)
         c.last = in.f64();
     for (auto& c : tile.cells)
         c.weightNs = static_cast<model::TimeNs>(in.varint());
+    return tile;
+}
+
+}  // namespace
+
+CounterSummaryTile decodeCounterSummaryTile(std::string_view payload)
+{
+    const RawTile raw = unwrap(TileKind::CounterSummary, payload, kCounterCodecVersion);
+    ByteReader in(raw);
+    if (raw.version == 1) {
+        CounterSummaryTile tile = decodeCounterSummaryV1(in);
+        expectEnd(in);
+        return tile;
+    }
+    CounterSummaryTile tile;
+    auto& cells = tile.cells;
+    cells.resize(rowCount(in, 5));
+    readTimes(in, cells, [](CounterCell& c, model::TimeNs t) { c.bucket = t; });
+    for (auto& c : cells)
+        c.count = decodeId(in);
+    readTimes(in, cells, [](CounterCell& c, model::TimeNs t) { c.weightNs = t; });
+    std::vector<std::uint8_t> flags(cells.size());
+    std::size_t explicitMins = 0, explicitMaxes = 0;
+    std::vector<std::size_t> explicitMeans;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        flags[i] = in.u8();
+        const std::uint8_t f = flags[i];
+        if ((f & ~kAllCounterFlags) || (i == 0 && (f & (kMinIsCarried | kMaxIsCarried))))
+            throw CorruptTile("counter summary holds impossible flags");
+        explicitMins += (f & (kMinIsLast | kMinIsCarried)) == 0;
+        explicitMaxes += (f & (kMaxIsLast | kMaxIsCarried)) == 0;
+        if ((f & (kMeanIsMin | kMeanIsLast)) == 0)
+            explicitMeans.push_back(i);
+    }
+    readValues(in, cells.size(), [&](std::size_t i, double v) { cells[i].last = v; });
+    std::vector<double> mins(explicitMins), maxes(explicitMaxes);
+    readValues(in, mins.size(), [&](std::size_t i, double v) { mins[i] = v; });
+    readValues(in, maxes.size(), [&](std::size_t i, double v) { maxes[i] = v; });
+    for (std::size_t i = 0, nMin = 0, nMax = 0; i < cells.size(); ++i) {
+        CounterCell& c = cells[i];
+        const std::uint8_t f = flags[i];
+        const double carried = i > 0 ? cells[i - 1].last : 0;
+        c.min = f & kMinIsLast ? c.last : f & kMinIsCarried ? carried : mins[nMin++];
+        c.max = f & kMaxIsLast ? c.last : f & kMaxIsCarried ? carried : maxes[nMax++];
+        c.mean = f & kMeanIsMin ? c.min : c.last;  // explicit means below
+    }
+    const std::uint8_t meanMode = in.u8();
+    if (meanMode == 1) {
+        std::int64_t previous = 0;
+        for (const std::size_t i : explicitMeans) {
+            previous = in.delta(previous);
+            if (cells[i].weightNs <= 0)
+                throw CorruptTile("counter summary integrates over no time");
+            cells[i].mean = static_cast<double>(previous) / static_cast<double>(cells[i].weightNs);
+        }
+    } else if (meanMode == 0) {
+        for (const std::size_t i : explicitMeans)
+            cells[i].mean = in.f64();
+    } else {
+        throw CorruptTile("counter summary has an unknown mean column");
+    }
     expectEnd(in);
     return tile;
 }

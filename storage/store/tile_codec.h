@@ -26,6 +26,9 @@
 namespace strata::storage {
 
 inline constexpr std::uint8_t kTileCodecVersion = 1;
+/// Counter and counter summary tiles are written at version 2 (tile_codec.cpp); their
+/// version 1 tiles, written by stores of format version 1, still decode.
+inline constexpr std::uint8_t kCounterCodecVersion = 2;
 
 std::string encodeTile(const IntervalTile& tile, int zstdLevel = 3);
 std::string encodeTile(const InstantTile& tile, int zstdLevel = 3);

@@ -63,20 +63,30 @@ std::int64_t bucketOf(const InstantCell& c) { return c.bucket; }
 /// every few ms at a 256 ns grid) would otherwise give one tile per cell.
 constexpr std::size_t kCellsPerSummaryTile = model::LodGrid::kBucketsPerTile;
 
+/// A level's summary tiles, encoded but not yet stored.
+struct EncodedLevel
+{
+    std::vector<std::pair<TileIndexEntry, std::string>> tiles;
+    std::uint64_t bytes = 0;
+};
+
 /// Groups a whole level's cells (sorted by bucket) into tiles; `encode` takes a tile's cells.
 template<typename Cell, typename Encode>
-void cutSummary(TrackTiles& out, TileKind kind, int level, const model::LodGrid& grid,
+EncodedLevel encodeSummary(TileKind kind, int level, const model::LodGrid& grid,
     std::span<const Cell> cells, Encode encode)
 {
+    EncodedLevel out;
     const TimeNs w = grid.bucketNs(level);
     for (std::size_t first = 0, idx = 0; first < cells.size(); first += kCellsPerSummaryTile, ++idx) {
         const auto tile =
             cells.subspan(first, std::min(kCellsPerSummaryTile, cells.size() - first));
-        out.tiles.push_back(
-            { { kind, level, static_cast<std::int64_t>(idx), bucketOf(tile.front()) * w,
-                  (bucketOf(tile.back()) + 1) * w, static_cast<std::int64_t>(tile.size()) },
-                out.payloads.add(encode(tile)) });
+        out.tiles.emplace_back(TileIndexEntry { kind, level, static_cast<std::int64_t>(idx),
+                                   bucketOf(tile.front()) * w, (bucketOf(tile.back()) + 1) * w,
+                                   static_cast<std::int64_t>(tile.size()) },
+            encode(tile));
+        out.bytes += out.tiles.back().second.size();
     }
+    return out;
 }
 
 /// Cuts one interval summary level into tiles as its cells arrive, window by window
@@ -189,22 +199,74 @@ void encodeIntervalFlame(const model::LodGrid& grid, std::span<const model::Inte
         out.flame.rows.insert(out.flame.rows.end(), level.begin(), level.end());
 }
 
+/// A stored level stands for at most this many cells of the finer stored level it
+/// replaces, anywhere: a zoom of a level left out reads the finer one, at most this many
+/// times the cells per pixel it would have read.
+constexpr std::int64_t kMaxCellsMergedInGap = 2;
+
+/// Whether `level` (cells sorted by bucket) is worth storing over `stored`, the last
+/// stored level, `shift` = factorLog2 levels finer: it must hold at most half as many
+/// cells, or else somewhere merge more than kMaxCellsMergedInGap of them into one.
+/// Otherwise its zooms read `stored` (a few cells per pixel), and storing it would cost
+/// about what `stored` costs again (Paraver gives several instants per time stamp: one
+/// level of instants can repeat the next three).
+template<typename Cell>
+bool worthStoring(std::span<const Cell> level, std::span<const Cell> stored, int shift)
+{
+    if (2 * level.size() <= stored.size())
+        return true;
+    std::int64_t run = 0;
+    for (std::size_t i = 0; i < stored.size(); ++i) {
+        const bool same =
+            i > 0 && (bucketOf(stored[i]) >> shift) == (bucketOf(stored[i - 1]) >> shift);
+        run = same ? run + 1 : 1;
+        if (run > kMaxCellsMergedInGap)
+            return true;
+    }
+    return false;
+}
+
+/// The finest level of instants or counters is stored only when its tiles take at most
+/// half the bytes of the exact tiles, or when it stands for more than this many events a
+/// cell on average (zooms below it read exact events: fewer than this many a cell on
+/// average). A counter cell costs about three samples: a level with a third of the
+/// samples' cells saves nothing.
+constexpr std::int64_t kMaxExactEventsPerCell = 8;
+
 /// Builds a kind's summary levels one at a time (`next(level, finer)` gives level
-/// `level`) and cuts those from the finest worth storing on (finestUsefulLevel's rule,
-/// applied as the levels come) into tiles; returns that level.
+/// `level`) and stores the finest worth storing (half the events' cells, and the bytes
+/// rule above) and those above it worth storing over the last stored one (worthStoring);
+/// returns the finest. The reader serves a level left out from the stored one below it.
 template<typename Cell, typename Next, typename Encode>
 int cutLevels(TrackTiles& out, TileKind kind, const model::LodGrid& grid, std::int64_t events,
-    Next next, Encode encode)
+    std::uint64_t exactBytes, Next next, Encode encode)
 {
     int finest = grid.levels + 1;
+    int lastStored = 0;
     std::vector<Cell> cells;
+    std::vector<Cell> stored;  // the cells of lastStored
     for (int level = 1; level <= grid.levels; ++level) {
         cells = next(level, cells);
-        if (finest > grid.levels && events > 0
-            && 2 * static_cast<std::int64_t>(cells.size()) <= events)
+        const std::span<const Cell> span(cells);
+        const auto n = static_cast<std::int64_t>(cells.size());
+        EncodedLevel encoded;
+        if (finest > grid.levels) {
+            if (events == 0 || 2 * n > events)
+                continue;
+            encoded = encodeSummary(kind, level, grid, span, encode);
+            if (2 * encoded.bytes > exactBytes && n * kMaxExactEventsPerCell > events)
+                continue;
             finest = level;
-        if (level >= finest)
-            cutSummary(out, kind, level, grid, std::span<const Cell>(cells), encode);
+        } else if (worthStoring(span, std::span<const Cell>(stored),
+                       grid.factorLog2 * (level - lastStored))) {
+            encoded = encodeSummary(kind, level, grid, span, encode);
+        } else {
+            continue;
+        }
+        for (auto& [entry, payload] : encoded.tiles)
+            out.tiles.push_back({ entry, out.payloads.add(payload) });
+        lastStored = level;
+        stored = cells;
     }
     return finest;
 }
@@ -294,6 +356,7 @@ void tileInstants(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
         return;
     std::stable_sort(rows.begin(), rows.end(),
                      [](const auto& a, const auto& b) { return a.first.timeNs < b.first.timeNs; });
+    const std::uint64_t before = out.payloads.bytes();
     cutExact<InstantTile>(
         out, TileKind::Instants, 0, rows, zstdLevel,
         [&buf](InstantTile& t, const auto& r) {
@@ -302,13 +365,14 @@ void tileInstants(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
         },
         [](const auto& r) { return r.first.timeNs; }, [](const auto& r) { return r.first.timeNs; });
     release(buf.instantArgs);
+    const std::uint64_t exactBytes = out.payloads.bytes() - before;
     std::vector<model::Instant> sorted;
     sorted.reserve(rows.size());
     for (const auto& r : rows)
         sorted.push_back(r.first);
     release(rows);
     out.stats.instantLevel = cutLevels<InstantCell>(
-        out, TileKind::InstantSummary, grid, static_cast<std::int64_t>(sorted.size()),
+        out, TileKind::InstantSummary, grid, static_cast<std::int64_t>(sorted.size()), exactBytes,
         [&](int level, const std::vector<InstantCell>& finer) {
             return level == 1 ? instantLevelOne(grid, sorted) : coarserInstantLevel(grid, finer);
         },
@@ -326,12 +390,14 @@ void tileCounters(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
         return;
     std::stable_sort(samples.begin(), samples.end(),
                      [](const auto& a, const auto& b) { return a.timeNs < b.timeNs; });
+    const std::uint64_t before = out.payloads.bytes();
     cutExact<CounterTile>(
         out, TileKind::Counters, 0, samples, zstdLevel,
         [](CounterTile& t, const model::CounterSample& s) { t.samples.push_back(s); },
         [](const auto& s) { return s.timeNs; }, [](const auto& s) { return s.timeNs; });
+    const std::uint64_t exactBytes = out.payloads.bytes() - before;
     out.stats.counterLevel = cutLevels<CounterPiece>(
-        out, TileKind::CounterSummary, grid, static_cast<std::int64_t>(samples.size()),
+        out, TileKind::CounterSummary, grid, static_cast<std::int64_t>(samples.size()), exactBytes,
         [&](int level, const std::vector<CounterPiece>& finer) {
             return level == 1 ? counterLevelOne(grid, samples)
                               : coarserCounterLevel(grid, level, finer);

@@ -86,7 +86,7 @@ std::vector<std::string> realDdpRankFiles()
 
 std::string infoFigures(const std::string& json)
 {
-    const auto from = json.find("\"format_version\"");
+    const auto from = json.find("\"tracks\"");
     return json.substr(from, json.find("\"store_bytes\"") - from);
 }
 

@@ -26,7 +26,8 @@ CommandResult runStrata(const std::vector<std::string>& args, const RunOptions& 
 /// REQUIRE, with its stderr as INFO).
 std::string runStrataIn(const std::filesystem::path& dir, const std::vector<std::string>& args);
 /// `info --json` from its first figure up to what names the files (store, bytes, shards,
-/// meta): what a run and a single store of the same trace must agree on.
+/// meta): what a run and a single store of the same trace must agree on. Not the format
+/// version, which is the file's own: a run's manifest has its own (run_manifest.h).
 std::string infoFigures(const std::string& json);
 /// `ranks` synthetic Chrome files of one rank each (20 000 events, seeds 1, 2, ...) in
 /// `dir`, named rankN.json: the rank files of one run.

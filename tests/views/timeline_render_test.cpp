@@ -131,3 +131,42 @@ TEST_CASE("instants as dense as the pixels leave the intervals under them visibl
     CHECK(markTicks == plot);  // and the marks show above it
     CHECK(markRowPixels == plot);  // alone on their track, they fill its height
 }
+
+TEST_CASE("a counter's range lies on a light plate over its envelope, after names in boxes",
+    "[gui][timeline]") {
+    // The plate goes over the pixels with the boxes' names; a name drawn just before it
+    // must not leave the painter clipped to that name's box.
+    test::TempDir dir;
+    const auto path = dir / "c.strata";
+    {
+        storage::StoreBuilder b(path);
+        const auto proc = b.addTrack(model::kNoTrack, model::ResourceKind::Process, "rank 0");
+        const auto thread = b.addTrack(proc, model::ResourceKind::Thread, "main");
+        b.addInterval(thread,
+            { 0, 100'000'000, b.intern("a step wide enough for its name"), {}, model::kAutoDepth });
+        const auto util = b.addTrack(proc, model::ResourceKind::Counter, "sm_active", 0, "%");
+        for (int i = 0; i <= 10'000;
+             ++i)  // 0 and 100 in every pixel column: a full-height envelope
+            b.addCounterSample(util, { i * 10'000LL, i % 2 ? 100.0 : 0.0 });
+        b.finish();
+    }
+    storage::StoreReader store(path);
+    const QImage image = views::renderTimelineImage(store, { 0, 100'000'000 }, QSize(1200, 300));
+    views::TimelineRenderer renderer(store);
+    const views::TimelineRow* counter = nullptr;
+    for (const views::TimelineRow& row : renderer.layout().rows)
+        counter = row.counter ? &row : counter;
+    REQUIRE(counter);
+    const views::TimelineFrame frame;
+    const QFontMetrics metrics { QFont() };
+    const int top = frame.rulerHeightPx + counter->topPx;
+    REQUIRE(counter->heightPx >= metrics.height() + 4);  // tall enough for a plate
+    const QColor envelope = views::colorForName("sm_active");
+    // Inside the plate, left of its text; and below the plate, the bare envelope.
+    const QColor onPlate(image.pixel(frame.labelWidthPx + 3, top + metrics.height() / 2));
+    const QColor bare(image.pixel(frame.labelWidthPx + 3, top + counter->heightPx - 4));
+    INFO("envelope " << envelope.name().toStdString() << " bare " << bare.name().toStdString()
+                     << " plate " << onPlate.name().toStdString());
+    CHECK(bare.rgb() == envelope.rgb());
+    CHECK(onPlate.lightness() > envelope.lightness() + 60);
+}

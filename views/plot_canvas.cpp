@@ -1,0 +1,134 @@
+#include "views/plot_canvas.h"
+
+#include <QPaintEngine>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace strata::views {
+
+int wholePixelScale(QPainter& p)
+{
+    // The device transform holds the world transform, the window/viewport mapping and
+    // the device's pixel ratio: it must be a whole uniform scale plus a translation.
+    if (!p.paintEngine() || p.paintEngine()->type() != QPaintEngine::Raster)
+        return 0;
+    const QTransform t = p.deviceTransform();
+    const double ratio = t.m11();
+    if (t.type() > QTransform::TxScale || t.m22() != ratio || ratio < 1 || ratio > 4
+        || ratio != std::floor(ratio))
+        return 0;
+    return static_cast<int>(ratio);
+}
+
+namespace {
+
+/// The image the painter writes into, when the canvas may write the same pixels itself:
+/// a 32-bit image (the PNG export's, or a widget's raster backing store) whose pixels
+/// under `area` are inside the system clip and the painter's clip, painted opaquely.
+QImage* writableTarget(QPainter& p, QRect area, QRect& inTarget)
+{
+    QPaintDevice* device = p.paintEngine()->paintDevice();
+    if (!device || device->devType() != QInternal::Image || p.opacity() != 1.0
+        || p.compositionMode() != QPainter::CompositionMode_SourceOver)
+        return nullptr;
+    auto* image = static_cast<QImage*>(device);
+    if (image->format() != QImage::Format_RGB32
+        && image->format() != QImage::Format_ARGB32_Premultiplied)
+        return nullptr;  // opaque 0xffRRGGBB is the same word in both
+    inTarget = p.deviceTransform().mapRect(area);
+    const QRegion systemClip = p.paintEngine()->systemClip();
+    if (!image->rect().contains(inTarget)
+        || (!systemClip.isEmpty() && !QRegion(inTarget).subtracted(systemClip).isEmpty())
+        || (p.hasClipping() && !QRegion(area).subtracted(p.clipRegion()).isEmpty()))
+        return nullptr;
+    return image;
+}
+
+}  // namespace
+
+PlotCanvas::PlotCanvas(QPainter& painter, QRect area, QImage& buffer)
+    : m_painter(painter)
+    , m_area(area)
+    , m_clip(area)
+    , m_image(buffer)
+    , m_scale(area.isEmpty() ? 0 : wholePixelScale(painter))
+{
+    if (!pixels()) {
+        if (!area.isEmpty())
+            m_painter.fillRect(area, Qt::white);
+        return;
+    }
+    const QSize size = area.size() * m_scale;
+    QRect inTarget;
+    if (QImage* target = writableTarget(painter, area, inTarget)) {
+        // Straight into the painter's image: the blit of our own image was a third of a
+        // frame's paint. The painter already detached the image when it began.
+        m_bits = reinterpret_cast<QRgb*>(const_cast<uchar*>(target->constBits()));
+        m_stride = target->bytesPerLine() / static_cast<qsizetype>(sizeof(QRgb));
+        m_bits += inTarget.top() * m_stride + inTarget.left();
+        m_drawn = true;
+    } else {
+        if (m_image.width() < size.width() || m_image.height() < size.height())
+            m_image = QImage(std::max(m_image.width(), size.width()),
+                std::max(m_image.height(), size.height()), QImage::Format_RGB32);
+        m_image.setDevicePixelRatio(m_scale);
+        m_bits = reinterpret_cast<QRgb*>(m_image.bits());
+        m_stride = m_image.bytesPerLine() / static_cast<qsizetype>(sizeof(QRgb));
+    }
+    static_assert(qRgb(255, 255, 255) == 0xffffffffu, "white is all bits set: memset paints it");
+    for (int y = 0; y < size.height(); ++y)
+        std::memset(
+            m_bits + y * m_stride, 0xff, static_cast<std::size_t>(size.width()) * sizeof(QRgb));
+}
+
+PlotCanvas::~PlotCanvas()
+{
+    draw();
+}
+
+void PlotCanvas::draw()
+{
+    if (pixels() && !m_drawn)
+        m_painter.drawImage(
+            m_area.topLeft(), m_image, QRect(QPoint(0, 0), m_area.size() * m_scale));
+    m_drawn = true;
+}
+
+void PlotCanvas::setClip(QRect clip)
+{
+    m_clip = clip.normalized().intersected(m_area);
+}
+
+void PlotCanvas::fill(QRect box, QRgb color)
+{
+    box = box.normalized();  // as QPainter takes it
+    if (!pixels()) {
+        box = box.intersected(m_clip);
+        if (!box.isEmpty())
+            m_painter.fillRect(box, QColor::fromRgb(color));
+        return;
+    }
+    // ~10^5 calls a frame, most one pixel wide: clip by hand, write without a library call.
+    const int x0 = (std::max(box.left(), m_clip.left()) - m_area.left()) * m_scale;
+    const int x1 =
+        (std::min(box.left() + box.width(), m_clip.left() + m_clip.width()) - m_area.left())
+        * m_scale;
+    const int y0 = (std::max(box.top(), m_clip.top()) - m_area.top()) * m_scale;
+    const int y1 =
+        (std::min(box.top() + box.height(), m_clip.top() + m_clip.height()) - m_area.top())
+        * m_scale;
+    if (x0 >= x1 || y0 >= y1)
+        return;
+    QRgb* line = m_bits + y0 * m_stride + x0;
+    if (x1 - x0 == 1) {
+        for (int y = y0; y < y1; ++y, line += m_stride)
+            *line = color;
+        return;
+    }
+    for (int y = y0; y < y1; ++y, line += m_stride)
+        std::fill(line, line + (x1 - x0), color);
+}
+
+}  // namespace strata::views

@@ -1,0 +1,59 @@
+#pragma once
+// The dense part of a timeline frame (summary columns, sub-pixel intervals, instants,
+// counter envelopes, row bands and separators) drawn as pixels.
+//
+// A whole-run frame of a large store fills ~10^5 boxes one pixel wide; through QPainter
+// each is a call, a clip and one span per pixel row, and that, not the pixels, was most
+// of the frame. On a raster device painted 1:1 (the widget, PNG export) PlotCanvas writes
+// the boxes straight into an opaque image of the plot and blits it once a frame; on a
+// HiDPI screen (a whole device-pixel ratio) the image has the device's resolution.
+// Elsewhere (SVG, a zoomed or fractionally scaled painter) it passes each box to the
+// painter, so vectors stay vectors.
+//
+// One canvas for the whole plot, not one per row: a row's canvas cleared and blitted its
+// own pixels, so each frame wrote the plot three times (the frame's white, the row's
+// white, the blit) and made ~30 blits; now it is cleared once and blitted once.
+
+#include <QImage>
+#include <QPainter>
+
+namespace strata::views {
+
+class PlotCanvas
+{
+public:
+    /// Starts a canvas covering `area` (painter coordinates), white where nothing is
+    /// filled. The painter's state (transform, clip) must not change until the canvas is
+    /// drawn. `buffer` is reused across frames.
+    PlotCanvas(QPainter& painter, QRect area, QImage& buffer);
+    PlotCanvas(const PlotCanvas&) = delete;
+    PlotCanvas& operator=(const PlotCanvas&) = delete;
+    /// Draws the canvas if draw() has not.
+    ~PlotCanvas();
+
+    /// Limits the next fills to `clip` (painter coordinates) within the area, e.g. a row.
+    void setClip(QRect clip);
+    /// Fills `box` (painter coordinates, clipped) with an opaque colour.
+    void fill(QRect box, QRgb color);
+    /// Puts the pixels on the painter (once); what is painted afterwards goes over them.
+    void draw();
+    bool pixels() const { return m_scale > 0; }
+
+private:
+    QPainter& m_painter;
+    QRect m_area;
+    QRect m_clip;  ///< within m_area
+    QImage& m_image;
+    int m_scale = 0;  ///< device pixels per painter unit; 0: boxes go to the painter
+    bool m_drawn = false;
+    QRgb* m_bits = nullptr;
+    qsizetype m_stride = 0;  ///< pixels per image line
+};
+
+/// Device pixels per painter unit when the painter maps its coordinates onto a raster
+/// image by a whole-number scale and a translation (1, or 2 on a HiDPI screen): a blit of
+/// an image of that resolution then lands exactly where the painter's own drawing would.
+/// 0 otherwise.
+int wholePixelScale(QPainter& painter);
+
+}  // namespace strata::views
