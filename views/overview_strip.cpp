@@ -95,15 +95,15 @@ void OverviewStrip::paintEvent(QPaintEvent*)
 {
     requestData();
     const TimelineFrame f = contentFrame();
-    const std::shared_ptr<const TimelineData> data = m_fetcher.latest();
-    if (data != m_pictureOf || m_picture.size() != size()) {
+    const std::shared_ptr<const TimelineData> latest = m_fetcher.latest();
+    if (latest != m_pictureOf || m_picture.size() != size()) {
         QImage content(f.widthPx, f.heightPx, QImage::Format_RGB32);
         {
             QPainter p(&content);
-            m_renderer.paint(p, f, *data);
+            m_renderer.paint(p, f, *latest);
         }
         m_picture = foldRows(content, height());
-        m_pictureOf = data;
+        m_pictureOf = latest;
     }
     QPainter p(this);
     p.drawImage(0, 0, m_picture);
