@@ -206,7 +206,9 @@ void TimelineRenderer::paintIntervals(PlotCanvas& canvas, const QFontMetrics& me
     const double plotLeft = f.labelWidthPx;
     auto xOf = [&](model::TimeNs t) { return std::clamp(f.xOf(t), plotLeft - 2.0, plotLeft + f.plotWidthPx() + 2.0); };
     // The column QPainter fills.
-    auto pixel = [](double x) { return static_cast<int>(std::floor(x + 0.5)); };
+    auto pixel = [](double x) {
+        return static_cast<int>(std::floor(x + 0.5));
+    };
     const bool labels = lane >= metrics.height() - 2;
     const int minLabelBoxPx = 6 * metrics.averageCharWidth();
     if (slice.intervalLevel > 0)
