@@ -122,13 +122,7 @@ void TimelineRenderer::paintCells(PlotCanvas& canvas, const TimelineFrame& f,
         bool match = false;
     };
     std::vector<Column> columns(static_cast<std::size_t>(width) * row.lanes);
-    struct CellColor
-    {
-        model::StringId name = std::numeric_limits<model::StringId>::max();
-        model::Role role = model::Role::Useful;
-        QRgb rgb = 0;
-    };
-    std::array<CellColor, 64> colors;
+    auto& colors = m_cellColors;
     for (const storage::IntervalCell& c : slice.cells) {
         if (c.depth >= row.lanes || c.entryCount == 0)
             continue;
@@ -144,7 +138,7 @@ void TimelineRenderer::paintCells(PlotCanvas& canvas, const TimelineFrame& f,
         const double x1 = x0 + w * pxPerNs;
         const double nsPerPx = covered / (x1 - x0);
         const storage::Coverage& dominant = slice.entries[c.firstEntry];
-        // ~10^5 cells a frame and a few dominant names: the palette lookup is memoised.
+        // ~10^5 cells a frame: the palette lookup is memoised for the frame.
         CellColor& memo = colors[(dominant.name * 31 + static_cast<unsigned>(dominant.role)) % colors.size()];
         if (memo.name != dominant.name || memo.role != dominant.role) {
             memo = {dominant.name, dominant.role,
@@ -410,6 +404,7 @@ void TimelineRenderer::paint(QPainter& p, const TimelineFrame& f, const Timeline
     p.save();
     p.setClipRect(plot);
     PlotMarks marks;
+    m_cellColors.fill(CellColor{});  // the palette may have changed since the last frame
     {
         PlotCanvas canvas(p, plot, m_plotPixels);
         const QFontMetrics metrics(p.font());  // costly: once a frame, not per row
