@@ -349,7 +349,7 @@ void TimelineRenderer::paintLabels(QPainter& p, const TimelineFrame& f) const
 void TimelineRenderer::paintRowSeparators(QPainter& p, const TimelineFrame& f) const
 {
     // Over everything in the plot. Separators are boxes one pixel high, not lines: a
-    // cosmetic line is stroked pixel by pixel, ~50 times the cost of a box's one span.
+    // cosmetic line is stroked pixel by pixel (7 % of a frame's paint for ~30 of them).
     for (const TimelineRow& row : m_layout.rows) {
         const int top = f.rowTop(row);
         if (top + row.heightPx < f.rulerHeightPx || top >= f.heightPx)
