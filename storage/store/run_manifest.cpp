@@ -5,6 +5,7 @@
 #include "storage/store/store_schema.h"
 #include "storage/store/store_tables.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -214,9 +215,13 @@ RunManifest readRunManifest(SqliteDb& db, const std::filesystem::path& file)
             s.strings = decodeIds(ids.blob(2), run.strings.size(), file);
         else if (ids.text(1) == "stacks")
             s.stacks = decodeIds(ids.blob(2), run.stacks.size(), file);
+        else if (ids.text(1) == "foreign_tracks")
+            s.foreignTracks = decodeIds(ids.blob(2), run.tracks.size(), file);
     }
-    for (std::size_t i = 0; i < run.shards.size(); ++i)
+    for (std::size_t i = 0; i < run.shards.size(); ++i) {
         run.ids[i].firstTrack = run.shards[i].firstTrack;
+        run.ids[i].tracks = static_cast<model::TrackId>(run.shards[i].tracks);
+    }
     return run;
 }
 
@@ -228,7 +233,9 @@ void writeRunManifest(const std::filesystem::path& file, const RunManifest& run)
     db.exec("BEGIN");
     std::map<std::string, std::string> meta = run.meta;
     meta["format"] = kRunFormatName;
-    meta["format_version"] = std::to_string(kRunFormatVersion);
+    const bool foreign = std::any_of(run.ids.begin(), run.ids.end(),
+        [](const ShardIds& ids) { return !ids.foreignTracks.empty(); });
+    meta["format_version"] = std::to_string(foreign ? kRunFormatVersion : 1);
     auto insertMeta = db.prepare("INSERT INTO meta VALUES(?,?)");
     for (const auto& [k, v] : meta)
         insertMeta.bind(1, k).bind(2, v).run();
@@ -251,9 +258,55 @@ void writeRunManifest(const std::filesystem::path& file, const RunManifest& run)
             .bindBlob(3, encodeIds(run.ids[i].strings)).run();
         insertIds.bind(1, std::int64_t(i)).bind(2, std::string_view("stacks"))
             .bindBlob(3, encodeIds(run.ids[i].stacks)).run();
+        if (!run.ids[i].foreignTracks.empty())
+            insertIds.bind(1, std::int64_t(i))
+                .bind(2, std::string_view("foreign_tracks"))
+                .bindBlob(3, encodeIds(run.ids[i].foreignTracks))
+                .run();
     }
     db.exec("COMMIT");
 }
+
+namespace {
+
+/// The run's tracks by their path (track_sink.h: TrackPath), for the shards' foreign tracks.
+class TrackPaths
+{
+public:
+    explicit TrackPaths(const model::ResourceTree& tracks)
+    {
+        for (const model::TrackInfo& t : tracks.tracks()) {
+            auto [it, added] = m_children.try_emplace({ t.parent, { t.name, t.sortKey } }, t.id);
+            if (!added)
+                it->second = kAmbiguous;
+        }
+    }
+
+    /// The track at `path`; throws StoreError naming `shard` when there is none, or more
+    /// than one (two siblings of the same name and sort key).
+    model::TrackId resolve(const TrackPath& path, const std::string& shard) const
+    {
+        model::TrackId at = model::kNoTrack;
+        std::string text;
+        for (const TrackPathStep& step : path) {
+            text += (text.empty() ? "'" : " / ") + step.name;
+            auto it = m_children.find({ at, step });
+            if (it == m_children.end() || it->second == kAmbiguous)
+                throw StoreError("shard " + shard + ": a flow's target " + text + "' (sort key "
+                    + std::to_string(step.sortKey) + ") is "
+                    + (it == m_children.end() ? "no track of the run"
+                                              : "not one track of the run but several"));
+            at = it->second;
+        }
+        return at;
+    }
+
+private:
+    static constexpr model::TrackId kAmbiguous = model::kNoTrack - 1;
+    std::map<std::pair<model::TrackId, TrackPathStep>, model::TrackId> m_children;
+};
+
+} // namespace
 
 RunManifest describeRun(const std::vector<std::filesystem::path>& files,
                         const std::vector<std::string>& paths,
@@ -262,8 +315,13 @@ RunManifest describeRun(const std::vector<std::filesystem::path>& files,
     RunManifest run;
     std::map<std::pair<model::StackId, model::StringId>, model::StackId> stackIds;
     auto cache = std::make_shared<SharedTileCache>(0, 0);
+    std::vector<std::vector<TrackPath>> foreign;  // [shard], when any shard has some
     for (std::size_t i = 0; i < files.size(); ++i) {
         const ShardReader shard(files[i], {cache, 0, nullptr});
+        if (!shard.foreignTracks().empty()) {
+            foreign.resize(files.size());
+            foreign[i] = shard.foreignTracks();
+        }
         RunShard& s = run.shards.emplace_back();
         s.path = paths.at(i);
         s.firstTrack = static_cast<model::TrackId>(run.tracks.size());
@@ -275,6 +333,7 @@ RunManifest describeRun(const std::vector<std::filesystem::path>& files,
         s.headChecksum = headChecksum(files[i]);
         ShardIds& ids = run.ids.emplace_back();
         ids.firstTrack = s.firstTrack;
+        ids.tracks = static_cast<model::TrackId>(s.tracks);
         for (std::size_t id = 0; id < shard.strings().size(); ++id)
             ids.strings.push_back(run.strings.intern(shard.strings().text(model::StringId(id))));
         ids.stacks.push_back(0);
@@ -298,6 +357,13 @@ RunManifest describeRun(const std::vector<std::filesystem::path>& files,
     }
     for (const auto& [key, value] : meta)
         run.meta[key] = value;
+    if (!foreign.empty()) {
+        const TrackPaths byPath(run.tracks);
+        for (std::size_t i = 0; i < files.size(); ++i) {
+            for (const TrackPath& path : foreign[i])
+                run.ids[i].foreignTracks.push_back(byPath.resolve(path, paths.at(i)));
+        }
+    }
     return run;
 }
 

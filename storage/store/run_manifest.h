@@ -12,7 +12,10 @@
 //   strings(id, text), tracks(id, parent, kind, name, sort_key, unit), stacks(id, parent,
 //                          frame)      the run's tables (a store's, shard_ids.h)
 //   shard_ids(shard, kind, payload)    kind 'strings' | 'stacks': the run's id of each
-//                          of the shard's local ids, as little-endian u32
+//                          of the shard's local ids, as little-endian u32; kind
+//                          'foreign_tracks' (format version 2): the run's track of each
+//                          of the shard's foreign tracks (store_schema.h), the targets of
+//                          its flows that other shards hold
 //
 // Shards are built independently and share the LOD grid (the run's span), the time origin
 // and nothing else; describeRun() merges their tables, in shard order, into a manifest.
@@ -33,7 +36,10 @@ namespace strata::storage {
 class SqliteDb;
 
 inline constexpr const char* kRunFormatName = "strata-run";
-inline constexpr int kRunFormatVersion = 1;
+/// The newest manifest format this reads. A run whose flows stay inside their shards is
+/// written as version 1, byte for byte as before flows could cross shards; one with
+/// foreign tracks as version 2, which older readers refuse as newer.
+inline constexpr int kRunFormatVersion = 2;
 
 struct RunShard
 {
@@ -82,7 +88,9 @@ std::string headChecksum(const std::filesystem::path& file);
 
 /// The manifest of finished shard files (in track order, to be found at `paths`, relative
 /// to the manifest's folder): the run's tables merged in shard order, each shard's
-/// counts and checksums, and `meta` over the shards' own meta (import reports).
+/// counts and checksums, its foreign tracks resolved to the run's (StoreError naming the
+/// shard and the path when one names no track of the run, or several), and `meta` over
+/// the shards' own meta (import reports).
 RunManifest describeRun(const std::vector<std::filesystem::path>& files,
                         const std::vector<std::string>& paths,
                         const std::map<std::string, std::string>& meta);

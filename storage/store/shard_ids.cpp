@@ -25,6 +25,18 @@ model::StackId ShardIds::stack(model::StackId local) const
     return stacks[local];
 }
 
+model::TrackId ShardIds::flowTarget(model::TrackId local) const
+{
+    if (local == model::kNoTrack)
+        return local;
+    if (local < tracks)
+        return local + firstTrack;
+    if (local - tracks >= foreignTracks.size())
+        throw CorruptTile(
+            "flow to track " + std::to_string(local) + ", which the shard does not have");
+    return foreignTracks[local - tracks];
+}
+
 void ShardIds::apply(DecodedTile& tile) const
 {
     // string() for a tile's millions of names (a summary tile of the 1 B run holds ~3 k
@@ -47,7 +59,7 @@ void ShardIds::apply(DecodedTile& tile) const
             } else if constexpr (std::is_same_v<T, FlowTile>) {
                 for (model::Flow& f : t.flows) {
                     f.name = string(f.name);
-                    f.toTrack += firstTrack;
+                    f.toTrack = flowTarget(f.toTrack);
                 }
             } else if constexpr (std::is_same_v<T, SampleTile>) {
                 for (model::StackSample& s : t.samples)

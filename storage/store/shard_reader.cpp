@@ -111,6 +111,7 @@ void ShardReader::loadMetadata()
         m_stringCount = m_strings.size();
     }
     readTracks(*m_db, m_path, m_resources);
+    m_foreignTracks = readForeignTracks(*m_db, m_path);
     const auto trackCount = static_cast<std::int64_t>(m_resources.size());
     m_summaries.resize(m_resources.size());
     m_bandMaxNs.assign(m_resources.size(), std::vector<TimeNs>(m_grid.levels + 1, -1));

@@ -13,6 +13,7 @@
 
 #include "storage/store/shard_ids.h"
 #include "storage/store/store_reader.h"
+#include "storage/store/trace_sink.h"
 
 #include <filesystem>
 #include <map>
@@ -60,6 +61,8 @@ public:
     const model::StringTable& strings() const { return m_strings; }
     std::size_t stringCount() const { return m_stringCount; }
     const model::ResourceTree& resources() const { return m_resources; }
+    /// The tracks of other shards its flows reach (store_schema.h: foreign_tracks).
+    const std::vector<TrackPath>& foreignTracks() const { return m_foreignTracks; }
     const model::LodGrid& grid() const { return m_grid; }
     model::TimeRange span() const { return m_span; }
     model::TimeRange activitySpan() const { return m_activitySpan; }
@@ -119,6 +122,7 @@ private:
     model::StringTable m_strings;
     std::size_t m_stringCount = 0;
     model::ResourceTree m_resources;
+    std::vector<TrackPath> m_foreignTracks;
     model::StackTable m_stacks;
     model::LodGrid m_grid;
     model::TimeRange m_span;

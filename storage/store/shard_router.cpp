@@ -94,14 +94,30 @@ void ShardRouter::addCounterSample(model::TrackId track, const model::CounterSam
     m_run.shard(p.shard).addCounterSample(p.track, sample);
 }
 
+model::TrackId ShardRouter::flowTarget(int shard, model::TrackId track)
+{
+    if (track == model::kNoTrack)
+        return track;
+    const Place& to = place(track);
+    if (to.shard == shard)
+        return to.track;
+    auto [it, added] = m_foreign.try_emplace({ shard, track }, model::kNoTrack);
+    if (added) {
+        const model::ResourceTree& tree = m_run.shard(to.shard).resources();
+        TrackPath path;
+        for (model::TrackId t = to.track; t != model::kNoTrack; t = tree.track(t).parent)
+            path.push_back({ tree.track(t).name, tree.track(t).sortKey });
+        std::reverse(path.begin(), path.end());
+        it->second = m_run.shard(shard).addForeignTrack(path);
+    }
+    return it->second;
+}
+
 void ShardRouter::addFlow(model::TrackId fromTrack, const model::Flow& flow)
 {
     const Place& from = place(fromTrack);
-    const Place& to = place(flow.toTrack);
-    if (from.shard != to.shard)
-        throw std::logic_error("ShardRouter: a flow between tracks of two shards");
     model::Flow f = flow;
-    f.toTrack = to.track;
+    f.toTrack = flowTarget(from.shard, flow.toTrack);
     f.name = string(from.shard, f.name);
     m_run.shard(from.shard).addFlow(from.track, f);
 }

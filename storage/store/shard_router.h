@@ -4,7 +4,9 @@
 // a process) and everything under it go to one shard, the roots in creation order, in
 // blocks of `rootsPerShard`, so the run's tracks keep the producer's order. Strings and
 // stacks keep the producer's ids here and are translated to each shard's on first use.
-// A flow between tracks of two shards has no place in either: it throws logic_error.
+// A flow between tracks of two shards is stored by the sender's shard, to a foreign track
+// (trace_sink.h) named by the receiver's path of names and sort keys, which the run's
+// publish resolves (run_manifest.h).
 
 #include "storage/store/run_builder.h"
 #include "storage/store/trace_sink.h"
@@ -42,6 +44,8 @@ private:
     const Place& place(model::TrackId track) const;
     model::StringId string(int shard, model::StringId id);
     model::StackId stack(int shard, model::StackId id);
+    /// `track`'s id for a flow from `shard`: its own, or a foreign track there.
+    model::TrackId flowTarget(int shard, model::TrackId track);
 
     RunBuilder& m_run;
     int m_rootsPerShard;
@@ -53,6 +57,8 @@ private:
     /// [shard][producer id] -> shard id, kUnmapped until first used
     std::vector<std::vector<model::StringId>> m_shardStrings;
     std::vector<std::vector<model::StackId>> m_shardStacks;
+    std::map<std::pair<int, model::TrackId>, model::TrackId>
+        m_foreign;  ///< (shard, producer track)
 };
 
 } // namespace strata::storage

@@ -84,7 +84,9 @@ std::vector<model::StringId> textOrder(const model::StringTable& strings, model:
     return renamed;
 }
 
-void rename(StoreBuilder::TrackBuffer& b, const std::vector<model::StringId>& renamed)
+/// Strings in text order; flows to foreign tracks at `tracks` + their index.
+void rename(
+    StoreBuilder::TrackBuffer& b, const std::vector<model::StringId>& renamed, std::size_t tracks)
 {
     for (model::Interval& e : b.intervals) {
         e.name = renamed[e.name];
@@ -94,8 +96,12 @@ void rename(StoreBuilder::TrackBuffer& b, const std::vector<model::StringId>& re
         e.name = renamed[e.name];
         e.category = renamed[e.category];
     }
-    for (model::Flow& f : b.flows)
+    for (model::Flow& f : b.flows) {
         f.name = renamed[f.name];
+        if (f.toTrack != model::kNoTrack && f.toTrack >= StoreBuilder::kForeignTrackBase)
+            f.toTrack =
+                static_cast<model::TrackId>(tracks + (f.toTrack - StoreBuilder::kForeignTrackBase));
+    }
 }
 
 /// Runs tileTrack on worker threads, at most `lookahead` tracks ahead of the consumer,
@@ -170,7 +176,7 @@ private:
             try {
                 if (m_spill)
                     m_spill->reload(static_cast<model::TrackId>(index), *m_tracks[index]);
-                rename(*m_tracks[index], m_renamed);
+                rename(*m_tracks[index], m_renamed, m_tracks.size());
                 r.tiles = tileTrack(*m_tracks[index], m_grid, m_zstdLevel, m_flame,
                     PayloadSpool(m_spoolFolder, m_spoolMemoryBytes));
             } catch (...) {
@@ -230,6 +236,8 @@ StoreBuilder::~StoreBuilder()
 model::TrackId StoreBuilder::addTrack(model::TrackId parent, model::ResourceKind kind,
                                       std::string name, std::int64_t sortKey, std::string unit)
 {
+    if (m_tracks.size() >= kForeignTrackBase)
+        throw std::length_error("StoreBuilder: too many tracks");
     m_tracks.push_back(std::make_unique<TrackBuffer>());
     return m_resources.add(parent, kind, std::move(name), sortKey, std::move(unit));
 }
@@ -330,11 +338,24 @@ void StoreBuilder::addCounterSample(model::TrackId track, const model::CounterSa
 
 void StoreBuilder::addFlow(model::TrackId fromTrack, const model::Flow& flow)
 {
-    if (flow.toTrack != model::kNoTrack && flow.toTrack >= m_tracks.size())
+    if (flow.toTrack != model::kNoTrack && flow.toTrack >= m_tracks.size()
+        && (flow.toTrack < kForeignTrackBase
+            || flow.toTrack - kForeignTrackBase >= m_foreign.size()))
         throw std::out_of_range("StoreBuilder: flow to unknown track");
     buffer(fromTrack).flows.push_back(flow);
     noteTime(std::min(flow.fromNs, flow.toNs), std::max(flow.fromNs, flow.toNs));
     account(sizeof(model::Flow));
+}
+
+model::TrackId StoreBuilder::addForeignTrack(const TrackPath& path)
+{
+    if (path.empty())
+        throw std::invalid_argument("StoreBuilder: a foreign track without a path");
+    auto [it, added] = m_foreignIds.try_emplace(
+        path, static_cast<model::TrackId>(kForeignTrackBase + m_foreign.size()));
+    if (added)
+        m_foreign.push_back(path);
+    return it->second;
 }
 
 model::StackId StoreBuilder::internStack(model::StackId parent, model::StringId frame)
@@ -408,7 +429,8 @@ void StoreBuilder::finish()
 
             std::map<std::string, std::string> meta = m_meta;
             meta["format"] = kStoreFormatName;
-            meta["format_version"] = std::to_string(kStoreFormatVersion);
+            meta["format_version"] =
+                std::to_string(m_foreign.empty() ? kWholeStoreFormatVersion : kStoreFormatVersion);
             meta["tool_version"] = STRATA_VERSION;
             meta["lod_base_bucket_ns"] = std::to_string(grid.baseBucketNs);
             meta["lod_factor_log2"] = std::to_string(grid.factorLog2);
@@ -424,6 +446,8 @@ void StoreBuilder::finish()
             const std::vector<model::StringId> renamed = textOrder(m_strings, sorted);
             writeStrings(db, sorted);
             writeTracks(db, m_resources);
+            if (!m_foreign.empty())
+                writeForeignTracks(db, m_foreign);
             auto insertStack = db.prepare("INSERT INTO stacks VALUES(?,?,?)");
             for (std::size_t i = 1; i < m_stacks.size(); ++i) {
                 insertStack.bind(1, std::int64_t(i)).bind(2, std::int64_t(m_stacks[i].first))

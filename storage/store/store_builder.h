@@ -76,8 +76,13 @@ public:
     model::StackId internStack(model::StackId parent, model::StringId frame) override;
     void addStackSample(model::TrackId track, const model::StackSample& sample) override;
     void addKernelMetric(const model::KernelMetric& metric) override;
+    /// A track another shard of the run holds: ids from kForeignTrackBase up, until
+    /// finish() stores them as the store's track count + their index (store_schema.h).
+    model::TrackId addForeignTrack(const TrackPath& path) override;
+    static constexpr model::TrackId kForeignTrackBase = 0x80000000u;
 
     const model::ResourceTree& resources() const { return m_resources; }
+    const std::vector<TrackPath>& foreignTracks() const { return m_foreign; }
     std::uint64_t eventCount() const { return m_events; }
     /// The span of the events added so far; nullopt before the first.
     std::optional<model::TimeRange> eventSpan() const;
@@ -116,6 +121,8 @@ private:
     std::vector<std::pair<model::StackId, model::StringId>> m_stacks;
     std::map<std::pair<model::StackId, model::StringId>, model::StackId> m_stackIds;
     std::vector<model::KernelMetric> m_kernelMetrics;
+    std::vector<TrackPath> m_foreign;
+    std::map<TrackPath, model::TrackId> m_foreignIds;
     std::uint64_t m_events = 0;
     std::size_t m_bufferedBytes = 0;
     std::unique_ptr<SpillFile> m_spill;

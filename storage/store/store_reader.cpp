@@ -75,6 +75,10 @@ StoreReader::~StoreReader() = default;
 void StoreReader::openStore()
 {
     auto shard = std::make_unique<ShardReader>(m_path, ShardReader::Context {m_cache, 0, nullptr});
+    if (!shard->foreignTracks().empty())
+        throw StoreError(m_path.string() + ": a shard of a run, not a whole store (its flows reach "
+            + std::to_string(shard->foreignTracks().size())
+            + " tracks of other shards): open the run's manifest");
     m_strings = &shard->strings();
     m_resources = &shard->resources();
     m_stacks = &shard->stacks();
@@ -181,6 +185,10 @@ void StoreReader::openRun(SqliteDb& manifestDb)
         if (static_cast<std::int64_t>(shard->resources().size()) != s.tracks
             || shard->stringCount() != ids.strings.size() || shard->stacks().size() != ids.stacks.size())
             throw StoreError(name + " does not hold the tracks, strings and stacks the manifest lists");
+        if (shard->foreignTracks().size() != ids.foreignTracks.size())
+            throw StoreError(name + " has flows to " + std::to_string(shard->foreignTracks().size())
+                + " tracks of other shards, the manifest resolves "
+                + std::to_string(ids.foreignTracks.size()));
         const model::LodGrid& grid = shard->grid();
         if (i == 0)
             m_grid = grid;

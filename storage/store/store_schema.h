@@ -43,12 +43,26 @@
 // level. Version 1 stores (every level from the finest stored, codec version 1) still
 // read; a version 1 reader refuses version 2 stores as newer.
 //
+// Format version 3 is version 2 plus one table, written only by a shard of a run whose
+// flows reach tracks that other shards hold (run_manifest.h); every other store stays
+// version 2, byte for byte:
+//   foreign_tracks(id, depth, name, sort_key)
+//                                    foreign track `id` (0, 1, ...) is the run's track at
+//                                    the path of (name, sort_key) from a root (depth 0)
+//                                    down; a flow to it has toTrack = the store's track
+//                                    count + id. The run's manifest resolves it; opened
+//                                    alone, such a shard is refused (it is not a whole
+//                                    trace), and a version 2 reader refuses it as newer.
+//
 // Nothing here assumes one writer for the whole run: a shard holds a subset of tracks
 // with the same schema, and ids are local to the file.
 
 namespace strata::storage {
 
-inline constexpr int kStoreFormatVersion = 2;
+/// The newest format this reads; what it writes is kWholeStoreFormatVersion, or this for
+/// a shard with foreign tracks.
+inline constexpr int kStoreFormatVersion = 3;
+inline constexpr int kWholeStoreFormatVersion = 2;
 inline constexpr const char* kStoreFormatName = "strata";
 
 inline constexpr const char* kStoreSchemaSql = R"sql(
@@ -77,6 +91,11 @@ CREATE TABLE flame_paths(track INTEGER PRIMARY KEY, payload BLOB NOT NULL);
 CREATE TABLE flame_buckets(track INTEGER NOT NULL, level INTEGER NOT NULL,
                            bucket INTEGER NOT NULL, payload BLOB NOT NULL,
                            PRIMARY KEY(track, level, bucket)) WITHOUT ROWID;
+)sql";
+
+inline constexpr const char* kForeignTracksSql = R"sql(
+CREATE TABLE foreign_tracks(id INTEGER NOT NULL, depth INTEGER NOT NULL, name TEXT NOT NULL,
+                            sort_key INTEGER NOT NULL, PRIMARY KEY(id, depth)) WITHOUT ROWID;
 )sql";
 
 } // namespace strata::storage

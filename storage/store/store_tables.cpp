@@ -1,6 +1,7 @@
 #include "storage/store/store_tables.h"
 
 #include "storage/store/sqlite_db.h"
+#include "storage/store/store_schema.h"
 
 namespace strata::storage {
 
@@ -47,6 +48,29 @@ void readStacks(SqliteDb& db, const std::filesystem::path& file, std::size_t str
     }
 }
 
+std::vector<TrackPath> readForeignTracks(SqliteDb& db, const std::filesystem::path& file)
+{
+    std::vector<TrackPath> out;
+    auto exists =
+        db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'foreign_tracks'");
+    if (!exists.step())
+        return out;
+    auto rows =
+        db.prepare("SELECT id, depth, name, sort_key FROM foreign_tracks ORDER BY id, depth");
+    while (rows.step()) {
+        const std::int64_t id = rows.int64(0);
+        const std::int64_t depth = rows.int64(1);
+        if (id == static_cast<std::int64_t>(out.size()) && depth == 0)
+            out.emplace_back();
+        if (out.empty() || id != static_cast<std::int64_t>(out.size()) - 1
+            || depth != static_cast<std::int64_t>(out.back().size()))
+            throw StoreError(
+                file.string() + ": corrupted store: bad foreign track " + std::to_string(id));
+        out.back().push_back({ std::string(rows.text(2)), rows.int64(3) });
+    }
+    return out;
+}
+
 void writeStrings(SqliteDb& db, const model::StringTable& strings)
 {
     auto insert = db.prepare("INSERT INTO strings VALUES(?,?)");
@@ -63,6 +87,20 @@ void writeTracks(SqliteDb& db, const model::ResourceTree& tracks)
             insert.bind(2, std::int64_t(t.parent));
         insert.bind(3, model::resourceKindName(t.kind)).bind(4, t.name).bind(5, t.sortKey)
             .bind(6, t.unit).run();
+    }
+}
+
+void writeForeignTracks(SqliteDb& db, const std::vector<TrackPath>& foreign)
+{
+    db.exec(kForeignTracksSql);
+    auto insert = db.prepare("INSERT INTO foreign_tracks VALUES(?,?,?,?)");
+    for (std::size_t id = 0; id < foreign.size(); ++id) {
+        for (std::size_t depth = 0; depth < foreign[id].size(); ++depth)
+            insert.bind(1, std::int64_t(id))
+                .bind(2, std::int64_t(depth))
+                .bind(3, foreign[id][depth].name)
+                .bind(4, foreign[id][depth].sortKey)
+                .run();
     }
 }
 

@@ -5,6 +5,7 @@
 #include "model/resource_tree.h"
 #include "model/stack_table.h"
 #include "model/string_table.h"
+#include "storage/store/trace_sink.h"
 
 #include <filesystem>
 
@@ -19,7 +20,12 @@ void readTracks(SqliteDb& db, const std::filesystem::path& file, model::Resource
 void readStacks(SqliteDb& db, const std::filesystem::path& file, std::size_t strings,
                 model::StackTable& out);
 
+/// A shard's foreign tracks (store_schema.h), empty when it has no such table.
+std::vector<TrackPath> readForeignTracks(SqliteDb& db, const std::filesystem::path& file);
+
 void writeStrings(SqliteDb& db, const model::StringTable& strings);
 void writeTracks(SqliteDb& db, const model::ResourceTree& tracks);
+/// Creates the foreign_tracks table and fills it.
+void writeForeignTracks(SqliteDb& db, const std::vector<TrackPath>& foreign);
 
 } // namespace strata::storage

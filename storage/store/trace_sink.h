@@ -3,16 +3,34 @@
 // it (storage/store/store_builder.h), and so do exporters such as the Chrome JSON writer. A
 // producer creates tracks first (parents before children), then adds events in any
 // order; `args` is the event's arguments as JSON object text ("{...}"), or empty.
+//
+// A producer that builds one shard of a run (run_manifest.h) may send a flow to a track
+// another shard holds: addForeignTrack() names that track by its path in the run, and the
+// id it returns serves only as a flow's `toTrack`. The run resolves the path when it is
+// published.
 
 #include "model/events.h"
 #include "model/kernel_metric.h"
 #include "model/resource_tree.h"
 #include "model/string_table.h"
 
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace strata::storage {
+
+/// One step of a track's path from its root down: the track's name and sort key, which
+/// the producer gives alike to the track itself (addTrack) and to a reference to it.
+struct TrackPathStep
+{
+    std::string name;
+    std::int64_t sortKey = 0;
+    bool operator==(const TrackPathStep&) const = default;
+    auto operator<=>(const TrackPathStep&) const = default;
+};
+using TrackPath = std::vector<TrackPathStep>;
 
 class TraceSink
 {
@@ -41,6 +59,15 @@ public:
     /// One per-kernel hardware counter value (Nsight Compute). Sinks without a per-kernel
     /// table (exporters to formats that have none) drop it.
     virtual void addKernelMetric(const model::KernelMetric& metric) { (void)metric; }
+    /// A track of the run that another shard holds (a "foreign" track), for flows to it:
+    /// the same path gives the same id. Only a shard's builder (StoreBuilder) has them; a
+    /// sink that holds a whole trace throws logic_error.
+    virtual model::TrackId addForeignTrack(const TrackPath& path)
+    {
+        (void)path;
+        throw std::logic_error("TraceSink: a flow to a track of another shard, in a sink that "
+                               "holds a whole trace");
+    }
 
     /// Convenience: intern a string in this sink's table.
     model::StringId intern(std::string_view text) { return strings().intern(text); }

@@ -52,6 +52,7 @@ void makeRandomTrace(const RandomTraceOptions& options, storage::MemoryTrace& tr
 {
     Rng rng{std::mt19937_64(options.seed)};
     trace.setMeta("origin_ns", "1700000000000000000");
+    std::vector<std::vector<model::TrackId>> nodeThreads;
     for (int n = 0; n < options.nodes; ++n) {
         const std::string k = std::to_string(n);
         const auto node = trace.addTrack(model::kNoTrack, model::ResourceKind::Node, "node " + k, n);
@@ -59,6 +60,7 @@ void makeRandomTrace(const RandomTraceOptions& options, storage::MemoryTrace& tr
         std::vector<model::TrackId> threads;
         for (int i = 0; i < options.threads; ++i)
             threads.push_back(trace.addTrack(process, model::ResourceKind::Thread, "thread " + std::to_string(i), i));
+        nodeThreads.push_back(threads);
         const auto counter = trace.addTrack(process, model::ResourceKind::Counter, "power", 0, "W");
 
         for (const model::TrackId track : threads) {
@@ -90,6 +92,20 @@ void makeRandomTrace(const RandomTraceOptions& options, storage::MemoryTrace& tr
             if (t >= options.spanNs)
                 break;
             trace.addCounterSample(counter, {t, std::round(rng.uniform() * 1000) / 4});
+        }
+    }
+    for (int n = 0; options.nodes > 1 && n < options.nodes; ++n) {
+        for (const model::TrackId track : nodeThreads[static_cast<std::size_t>(n)]) {
+            for (int i = 0; i < options.crossNodeFlowsPerThread; ++i) {
+                const auto other = static_cast<std::size_t>(
+                    (n + 1 + static_cast<int>(rng.below(options.nodes - 1))) % options.nodes);
+                const auto& to = nodeThreads[other];
+                const model::TimeNs from = rng.below(options.spanNs);
+                trace.addFlow(track,
+                    { from, to[rng.below(to.size())], from + rng.below(1000000),
+                        trace.intern("message"), static_cast<std::uint64_t>(rng.below(1 << 20)),
+                        i });
+            }
         }
     }
 }

@@ -19,6 +19,9 @@ struct RandomTraceOptions
     int countersPerTrack = 2000;
     model::TimeNs spanNs = 50'000'000;  ///< 50 ms
     int nodes = 1;  ///< root tracks, each a node > rank > threads + counter (shards deal roots)
+    /// Flows per thread to threads of other nodes (messages between shards of a run), after
+    /// the nodes' own events.
+    int crossNodeFlowsPerThread = 0;
 };
 
 /// Depths are explicit (so the expected depth of each interval is known).

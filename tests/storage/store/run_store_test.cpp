@@ -393,3 +393,108 @@ TEST_CASE("a manifest whose shard paths leave its folder is refused", "[store][r
         REQUIRE_THROWS_WITH(storage::StoreReader(copy), Catch::Contains("outside the manifest's folder"));
     }
 }
+
+TEST_CASE("flows between the shards of a run read like the single store's", "[store][run][flows]") {
+    storage::MemoryTrace talking;
+    test::RandomTraceOptions o;
+    o.nodes = 3;
+    o.intervalsPerThread = 600;
+    o.crossNodeFlowsPerThread = 150;
+    o.seed = 17;
+    test::makeRandomTrace(o, talking);
+    test::TempDir dir;
+    buildSingle(talking, dir.path() / "one.strata");
+    buildRun(talking, dir.path() / "run.strata", 3);
+    storage::StoreReader one(dir.path() / "one.strata");
+    storage::StoreReader run(dir.path() / "run.strata");
+    REQUIRE(run.shards().size() == 3);
+    REQUIRE(run.meta("format_version") == "2");  // a manifest with foreign tracks
+    REQUIRE(describeStore(run) == describeStore(one));
+
+    // Every flow of the whole span, on every track, with its target in the run's ids.
+    std::vector<model::TrackId> all;
+    for (const model::TrackInfo& t : one.resources().tracks())
+        all.push_back(t.id);
+    const model::TimeNs span = one.span().endNs;
+    const auto fromOne = one.query({ all, 0, span + 1, 1920 });
+    const auto fromRun = run.query({ all, 0, span + 1, 1920 });
+    const auto shardOf = [&](model::TrackId t) {
+        std::size_t s = 0;
+        while (s + 1 < run.shards().size() && run.shards()[s + 1].firstTrack <= t)
+            ++s;
+        return s;
+    };
+    std::size_t crossing = 0, flows = 0;
+    const auto flowText = [](const storage::StoreReader& store,
+                              const std::vector<model::Flow>& flows) {
+        std::ostringstream out;
+        for (const model::Flow& f : flows)
+            out << f.fromNs << " " << f.toTrack << " " << f.toNs << " "
+                << store.strings().text(f.name) << " " << f.sizeBytes << " " << f.tag << "\n";
+        return out.str();
+    };
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        REQUIRE(flowText(run, fromRun[i].flows) == flowText(one, fromOne[i].flows));
+        for (const model::Flow& f : fromRun[i].flows) {
+            ++flows;
+            crossing += shardOf(f.toTrack) != shardOf(all[i]) ? 1 : 0;
+        }
+    }
+    REQUIRE(crossing >= 3 * 3 * 150);  // the cross-node flows, each between two shards
+    REQUIRE(flows > crossing);
+
+    std::mt19937_64 rng(11);
+    for (int i = 0; i < 40; ++i) {
+        const auto track = static_cast<model::TrackId>(rng() % one.resources().size());
+        const model::TimeNs a = static_cast<model::TimeNs>(rng() % span);
+        const model::TimeNs width = 1 + static_cast<model::TimeNs>(rng() % (span / 4));
+        const model::TimeRange w { a - width / 2, a + width / 2 + 1 };
+        const int pixels = 100 + static_cast<int>(rng() % 1800);
+        INFO("track " << track << " window " << w.startNs << ".." << w.endNs << " pixels "
+                      << pixels);
+        REQUIRE(describe(run, track, w, pixels) == describe(one, track, w, pixels));
+    }
+
+    // A shard with flows to other shards is no store of its own.
+    REQUIRE_THROWS_WITH(storage::StoreReader(run.shards()[0].path),
+        Catch::Contains("a shard of a run, not a whole store")
+            && Catch::Contains("open the run's manifest"));
+}
+
+TEST_CASE(
+    "a run whose flows stay inside their shards keeps the formats it had", "[store][run][flows]") {
+    test::TempDir dir;
+    buildRun(threeNodes(), dir.path() / "run.strata", 3);
+    const storage::StoreReader run(dir.path() / "run.strata");
+    REQUIRE(run.meta("format_version") == "1");
+    storage::SqliteDb shard(run.shards()[0].path, storage::SqliteDb::Mode::ReadOnly);
+    auto version = shard.prepare("SELECT value FROM meta WHERE key = 'format_version'");
+    REQUIRE(version.step());
+    REQUIRE(version.text(0) == "2");
+    REQUIRE_FALSE(
+        shard.prepare("SELECT 1 FROM sqlite_master WHERE name = 'foreign_tracks'").step());
+}
+
+TEST_CASE("a flow to a track the run does not have is refused when the run is published",
+    "[store][run][flows][bad]") {
+    test::TempDir dir;
+    const auto target = dir.path() / "run.strata";
+    storage::RunBuildOptions options;
+    options.shards = 2;
+    {
+        storage::RunBuilder run(target, options);
+        const auto a =
+            run.shard(0).addTrack(model::kNoTrack, model::ResourceKind::Node, "node 0", 0);
+        run.shard(1).addTrack(model::kNoTrack, model::ResourceKind::Node, "node 1", 1);
+        const auto lost = run.shard(0).addForeignTrack({ { "node 1", 1 }, { "rank 7", 0 } });
+        run.shard(0).addFlow(a, { 10, lost, 20, run.shard(0).intern("message"), 8, 0 });
+        run.shard(1).addInterval(0, { 0, 30, run.shard(1).intern("work") });
+        REQUIRE_THROWS_WITH(run.finish(),
+            Catch::Contains("shard run.strata.d/shard-0000-")
+                && Catch::Contains(
+                    "a flow's target 'node 1 / rank 7' (sort key 0) is no track of the run"));
+    }
+    REQUIRE_FALSE(std::filesystem::exists(target));
+    if (std::filesystem::exists(storage::shardFolder(target)))
+        REQUIRE(std::filesystem::is_empty(storage::shardFolder(target)));
+}
