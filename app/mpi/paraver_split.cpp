@@ -79,7 +79,7 @@ private:
 };
 
 /// The leading numeric fields after the record type of a `1:`, `2:` or `3:` line:
-/// cpu:appl:task:thread (and for a communication the receiver's at fields 8-11).
+/// cpu:appl:task:thread (for a communication, the sender's).
 bool recordFields(std::string_view line, std::int64_t* fields, std::size_t count)
 {
     const char* p = line.data() + 2;
@@ -101,15 +101,6 @@ int recordRoot(const storage::ParaverRootMap& roots, std::string_view line)
         return -1;
     std::int64_t f[4];
     return recordFields(line, f, 4) ? roots.rootOf(f[1], f[2], f[3]) : -1;
-}
-
-/// The receiver's node of a communication record, -1 when not readable.
-int receiverRoot(const storage::ParaverRootMap& roots, std::string_view line)
-{
-    std::int64_t f[10];
-    return line.size() > 2 && line[0] == '3' && recordFields(line, f, 10)
-        ? roots.rootOf(f[7], f[8], f[9])
-        : -1;
 }
 
 /// Calls `fn(line, last)` for each line of `text` (without its '\n'); `last` is true for
@@ -157,11 +148,10 @@ std::uint64_t takeVarint(std::string_view& in)
     return v;
 }
 
-/// The nodes dealt to the ranks: consecutive blocks, balanced by `weights`, cut only where
-/// `cuttable[c]` (between node c - 1 and c). Returns the first node of each rank's block,
-/// then the end (blocks of ranks beyond the cuts are empty).
-std::vector<int> dealNodes(
-    const std::vector<std::int64_t>& weights, const std::vector<bool>& cuttable, int ranks)
+/// The nodes dealt to the ranks: consecutive blocks, balanced by `weights`. Returns the
+/// first node of each rank's block, then the end (blocks of ranks beyond the nodes are
+/// empty).
+std::vector<int> dealNodes(const std::vector<std::int64_t>& weights, int ranks)
 {
     const int nodes = static_cast<int>(weights.size());
     std::vector<std::int64_t> before(weights.size() + 1, 0);  // weight of the nodes before c
@@ -176,7 +166,7 @@ std::vector<int> dealNodes(
             const auto far = [&](int at) {
                 return std::abs(static_cast<double>(before[static_cast<std::size_t>(at)]) - target);
             };
-            if (cuttable[static_cast<std::size_t>(c)] && (best < 0 || far(c) < far(best)))
+            if (best < 0 || far(c) < far(best))
                 best = c;
         }
         if (best < 0)
@@ -337,49 +327,31 @@ ParaverShare importParaverSplit(
         }
     };
 
-    // 3. Who owns which node: weights and the messages between nodes, then blocks.
+    // 3. Who owns which node: weights, then blocks. A message between nodes of two
+    // owners is stored by the sender's, to a foreign track the run resolves.
     std::vector<int> firstNode { 0, nodes };
     if (weigh) {
         std::vector<std::int64_t> weights(static_cast<std::size_t>(nodes), 0);
-        std::vector<std::int64_t> talking(
-            static_cast<std::size_t>(nodes) + 1, 0);  // +1 at a, -1 past b
         error = attempt([&] {
             std::string text;
             for (std::size_t round = 0; round < myChunks.size(); ++round) {
                 readChunk(round, text);
-                // Every communication, and one line in kWeighEvery for the weights
-                // (the bytes of a node's records, estimated: parsing every line's
-                // thread here cost as much as the owners' parsing saved).
+                // One line in kWeighEvery for the weights (the bytes of a node's
+                // records, estimated: parsing every line's thread here cost as much as
+                // the owners' parsing saved).
                 std::size_t seen = 0;
                 forEachLine(text, [&](std::string_view line, bool) {
-                    const bool sampled = seen++ % kWeighEvery == 0;
-                    const bool message = line.size() > 2 && line[0] == '3' && line[1] == ':';
-                    if (!sampled && !message)
+                    if (seen++ % kWeighEvery != 0)
                         return;
-                    const int from = recordRoot(*roots, line);
-                    if (from < 0)
-                        return;
-                    if (sampled)
+                    if (const int from = recordRoot(*roots, line); from >= 0)
                         weights[static_cast<std::size_t>(from)] +=
                             static_cast<std::int64_t>((line.size() + 1) * kWeighEvery);
-                    const int to = message ? receiverRoot(*roots, line) : -1;
-                    if (to >= 0 && to != from) {
-                        ++talking[static_cast<std::size_t>(std::min(from, to)) + 1];
-                        --talking[static_cast<std::size_t>(std::max(from, to)) + 1];
-                    }
                 });
             }
         });
         agree(error);
         weights = comm.sum(weights);
-        talking = comm.sum(talking);
-        std::vector<bool> cuttable(static_cast<std::size_t>(nodes) + 1, true);
-        std::int64_t open = 0;
-        for (std::size_t c = 1; c <= static_cast<std::size_t>(nodes); ++c) {
-            open += talking[c];
-            cuttable[c] = open == 0;
-        }
-        firstNode = dealNodes(weights, cuttable, comm.size());
+        firstNode = dealNodes(weights, comm.size());
     }
     const int myFirst = firstNode[std::min(me, firstNode.size() - 1)];
     const int myEnd = me + 1 < firstNode.size() ? firstNode[me + 1] : nodes;

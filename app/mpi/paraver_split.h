@@ -6,11 +6,11 @@
 //  1. Every rank reads the header line (and the .pcf/.row) itself.
 //  2. The body is cut into chunks of about `chunkBytes` at line starts; chunk i is read
 //     by rank i mod K, so a round of K consecutive chunks is read by all ranks at once.
-//  3. A first pass over the chunks weighs each node (bytes of its records) and notes the
-//     nodes that exchange messages (type-3 records); the nodes are dealt to the ranks in
-//     consecutive blocks balanced by weight, never separating two nodes that exchange a
-//     message (a flow cannot cross shards, shard_router.h). MPI traces whose nodes all
-//     talk to each other thus stay on one owner: only reading is then shared.
+//  3. A first pass over the chunks weighs each node (bytes of its records); the nodes
+//     are dealt to the ranks in consecutive blocks balanced by weight. A message (type-3
+//     record) goes with its sender's node: its owner stores the flow, to a foreign track
+//     (trace_sink.h) when another rank owns the receiver's node, which the run's publish
+//     resolves (run_manifest.h). Nothing else joins two threads of a Paraver trace.
 //  4. Round by round each rank reads its chunk, counts its lines (their numbers come from
 //     an allgather of the counts), and sends every line to the owner of its node, lines
 //     without one (comments, communicator lines, and lines the importer will reject) to

@@ -184,24 +184,51 @@ TEST_CASE("strata-mpi ingest splits one synthetic .prv between 2 ranks, equal to
         != std::string::npos);
 }
 
-TEST_CASE("strata-mpi ingest of one .prv keeps two nodes that exchange a message on one rank",
+TEST_CASE("strata-mpi ingest of one .prv whose nodes all exchange messages splits the nodes",
     "[cli][mpi][paraver]") {
     test::TempDir dir;
     const std::string prv = (dir / "four.prv").string();
     test::runStrataIn(dir.path(), { "synth", "-o", prv, "--events", "60000", "--ranks", "16" });
-    // 16 ranks on 4 nodes, 8 tasks each: a message from task 9 (node 2) to task 17 (node
-    // 3), across the cut that balance alone would make.
+    // 16 ranks on 4 nodes (tasks 1, 3, ... 31 the ranks, the even ones their GPUs): a ring
+    // of messages, rank k to rank k + 1 and the last to the first, 5 rounds, so every
+    // node talks to its neighbours and no cut between nodes is free of messages.
     std::vector<std::string> text = lines(prv);
-    REQUIRE(text.size() > 3000);
-    text.insert(text.begin() + 2999, "3:1:1:9:1:2000000:2000000:1:1:17:1:2100000:2100000:64:7");
+    for (int round = 0; round < 5; ++round) {
+        for (int k = 0; k < 16; ++k) {
+            const long send = 2'000'000 + round * 10'000'000L + k * 1000;
+            const std::string at = std::to_string(send) + ":" + std::to_string(send) + ":";
+            const std::string arrive =
+                std::to_string(send + 50'000) + ":" + std::to_string(send + 50'000) + ":";
+            text.push_back("3:1:1:" + std::to_string(2 * k + 1) + ":1:" + at
+                + "1:1:" + std::to_string(2 * ((k + 1) % 16) + 1) + ":1:" + arrive
+                + "64:" + std::to_string(k));
+        }
+    }
     const std::string talk = paraverVariant(dir.path(), "talk", prv, text);
-    // Node 1 on rank 0, nodes 2-4 on rank 1: the message stays inside rank 1's shard.
     CHECK(checkMpiEqualsSingle({ talk }).find("the file split between them") != std::string::npos);
     REQUIRE(mpiStrata(dir.path(), { "ingest", talk, "-o", "run.strata" }).exitCode == 0);
+    // Two nodes (49 tracks each) on each rank, the messages between them kept.
     CHECK(shardCount(dir.path()) == 2);
     const std::string info = test::runStrataIn(dir.path(), { "info", "run.strata", "--json" });
-    CHECK(info.find("\"tracks\":49,") != std::string::npos);  // 1 node of 49 tracks
-    CHECK(info.find("\"tracks\":147,") != std::string::npos);  // 3 nodes
+    INFO(info);
+    CHECK(info.find("\"tracks\":98,") != std::string::npos);
+    CHECK(info.find("\"tracks\":98,", info.find("\"tracks\":98,") + 1) != std::string::npos);
+    // The Paraver cut writes each message as a type-3 record again, alike from both.
+    test::runStrataIn(dir.path(), { "ingest", talk, "-o", "one.strata", "--shards", "1" });
+    for (const char* store : { "run", "one" })
+        test::runStrataIn(dir.path(),
+            { "cut", std::string(store) + ".strata", "-o", std::string(store) + "-cut.prv" });
+    const std::string cutPrv = test::readFile(dir / "run-cut.prv");
+    CHECK(cutPrv == test::readFile(dir / "one-cut.prv"));
+    // The message from the last rank to the first is there.
+    CHECK(cutPrv.find(":64:15\n") != std::string::npos);
+    // The timeline draws the arrows between the shards' nodes (rank 7 on "node 1", in
+    // shard 0, to rank 8 on "node 2", in shard 1, at 2.007 ms) as in the single store.
+    for (const char* store : { "run", "one" })
+        test::runStrataIn(dir.path(),
+            { "render", std::string(store) + ".strata", "-o", std::string(store) + ".png",
+                "--window", "1.9ms:2.2ms", "--tracks", "node [12]" });
+    CHECK(test::readFile(dir / "run.png") == test::readFile(dir / "one.png"));
 }
 
 TEST_CASE("strata-mpi ingest splits one real Extrae .prv between 2 ranks, equal to one process",

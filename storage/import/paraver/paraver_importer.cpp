@@ -422,12 +422,12 @@ void Importer::handleCommunication(const char* p, const char* end)
     if (p != end || end[-1] == ':')
         fail(std::string("expected 15 fields") + kLayout);
     const std::uint32_t from = threadIndex(f[1], f[2], f[3]);
-    const std::uint32_t to = threadIndex(f[7], f[8], f[9]);
+    const std::uint32_t to = threadIndex(f[7], f[8], f[9], false);
     toNs(f[4], "logical send time");
     toNs(f[10], "logical receive time");
     model::Flow flow;
     flow.fromNs = toNs(f[5], "physical send time");
-    flow.toTrack = m_threadTracks[to];
+    flow.toTrack = receiverTrack(to);
     flow.toNs = toNs(f[11], "physical receive time");
     flow.name = m_messageName;
     flow.sizeBytes = f[12] < 0 ? 0 : std::uint64_t(f[12]);

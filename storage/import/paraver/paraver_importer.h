@@ -81,7 +81,9 @@ struct ParaverImportOptions
     std::optional<std::filesystem::path> row;
     /// Only the root tracks (nodes, ParaverRootMap) [firstRoot, endRoot) and the tracks
     /// under them are made: a process's share of a trace split by node (strata-mpi).
-    /// Records of another node's threads must not reach it (logic_error). -1: to the last.
+    /// Records of another node's threads must not reach it (logic_error); a message to
+    /// one is stored on the sender's thread, to a foreign track (trace_sink.h) named by
+    /// the receiver's node, process and thread, which the run resolves. -1: to the last.
     int firstRoot = 0;
     int endRoot = -1;
 };

@@ -178,7 +178,13 @@ private:
     void handleState(const char* p, const char* end);
     void handleEvent(const char* p, const char* end);
     void handleCommunication(const char* p, const char* end);
-    std::uint32_t threadIndex(std::int64_t appl, std::int64_t task, std::int64_t thread);
+    /// The thread's index; `inShare`: its node must be one this share builds (records
+    /// come only from those; a message may go to another's thread).
+    std::uint32_t threadIndex(
+        std::int64_t appl, std::int64_t task, std::int64_t thread, bool inShare = true);
+    /// A message's receiver: the thread's track, or a foreign track (trace_sink.h) for a
+    /// thread of a node another share builds.
+    TrackId receiverTrack(std::uint32_t thread);
     TimeNs toNs(std::int64_t t, const char* what);
     TypeInfo& typeInfo(std::int64_t type);
     StringId valueName(TypeInfo& info, std::int64_t value);
@@ -219,6 +225,10 @@ private:
     std::vector<std::vector<std::uint32_t>> m_taskBase;
     std::vector<std::vector<int>> m_taskThreads;
     std::vector<TrackId> m_threadTracks;
+    /// Threads of other shares' nodes: their path in the run (node, process, thread),
+    /// and their foreign track once a message reached them (kNoTrack before).
+    std::vector<TrackPath> m_threadPaths;
+    std::vector<TrackId> m_foreignThreads;
     std::vector<std::uint32_t> m_threadSeq;
 
     std::unordered_map<std::int64_t, std::pair<StringId, Role>> m_stateNames;

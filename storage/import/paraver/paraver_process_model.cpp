@@ -70,16 +70,19 @@ void Importer::createTracks()
         return fallback;
     };
     // A share of a trace split by node makes only its nodes' tracks (the others stay
-    // kNoTrack); the sort keys are the whole trace's.
+    // kNoTrack, their paths kept for messages to them); the sort keys are the whole
+    // trace's.
     const int nodes = ParaverRootMap(header).roots();
     const auto mine = [&](int node) {
         return node - 1 >= m_options.firstRoot
             && (m_options.endRoot < 0 || node - 1 < m_options.endRoot);
     };
     std::vector<TrackId> nodeTracks;
+    std::vector<TrackPathStep> nodeSteps;
     for (int n = 1; n <= nodes; ++n) {
+        nodeSteps.push_back({ label("NODE", std::size_t(n - 1), "node " + std::to_string(n)), n });
         nodeTracks.push_back(mine(n) ? m_sink.addTrack(model::kNoTrack, model::ResourceKind::Node,
-                                 label("NODE", std::size_t(n - 1), "node " + std::to_string(n)), n)
+                                 nodeSteps.back().name, n)
                                      : model::kNoTrack);
     }
     std::uint32_t threadIndex = 0;
@@ -94,25 +97,47 @@ void Importer::createTracks()
             const bool made = nodeTracks.empty() || mine(task.node);
             TrackId parent =
                 nodeTracks.empty() ? model::kNoTrack : nodeTracks[std::size_t(task.node - 1)];
+            const TrackPathStep processStep { label("TASK", taskIndex, "task " + at),
+                std::int64_t(taskIndex) };
             TrackId process = made ? m_sink.addTrack(parent, model::ResourceKind::Process,
-                                  label("TASK", taskIndex, "task " + at), std::int64_t(taskIndex))
+                                  processStep.name, processStep.sortKey)
                                    : model::kNoTrack;
             m_taskBase.back().push_back(threadIndex);
             m_taskThreads.back().push_back(task.threads);
             for (int h = 1; h <= task.threads; ++h, ++threadIndex) {
+                TrackPathStep threadStep { label("THREAD", threadIndex,
+                                               "thread " + at + "." + std::to_string(h)),
+                    std::int64_t(threadIndex) };
                 m_threadTracks.push_back(made
-                        ? m_sink.addTrack(process, model::ResourceKind::Thread,
-                            label("THREAD", threadIndex, "thread " + at + "." + std::to_string(h)),
-                            std::int64_t(threadIndex))
+                        ? m_sink.addTrack(process, model::ResourceKind::Thread, threadStep.name,
+                            threadStep.sortKey)
                         : model::kNoTrack);
+                m_threadPaths.emplace_back();
+                if (!made) {
+                    if (!nodeSteps.empty())
+                        m_threadPaths.back().push_back(nodeSteps[std::size_t(task.node - 1)]);
+                    m_threadPaths.back().push_back(processStep);
+                    m_threadPaths.back().push_back(std::move(threadStep));
+                }
             }
         }
     }
     m_threadSeq.assign(m_threadTracks.size(), 0);
     m_counterTracks.assign(m_threadTracks.size(), {});
+    m_foreignThreads.assign(m_threadTracks.size(), model::kNoTrack);
 }
 
-std::uint32_t Importer::threadIndex(std::int64_t appl, std::int64_t task, std::int64_t thread)
+TrackId Importer::receiverTrack(std::uint32_t thread)
+{
+    if (m_threadTracks[thread] != model::kNoTrack)
+        return m_threadTracks[thread];
+    if (m_foreignThreads[thread] == model::kNoTrack)
+        m_foreignThreads[thread] = m_sink.addForeignTrack(m_threadPaths[thread]);
+    return m_foreignThreads[thread];
+}
+
+std::uint32_t Importer::threadIndex(
+    std::int64_t appl, std::int64_t task, std::int64_t thread, bool inShare)
 {
     if (appl >= 1 && std::size_t(appl) <= m_taskBase.size()) {
         const auto& bases = m_taskBase[std::size_t(appl - 1)];
@@ -121,7 +146,7 @@ std::uint32_t Importer::threadIndex(std::int64_t appl, std::int64_t task, std::i
             if (thread >= 1 && thread <= threads) {
                 const std::uint32_t index =
                     bases[std::size_t(task - 1)] + std::uint32_t(thread - 1);
-                if (m_threadTracks[index] == model::kNoTrack)
+                if (inShare && m_threadTracks[index] == model::kNoTrack)
                     throw std::logic_error(
                         "Paraver import: a record of a node outside this share, at line "
                         + std::to_string(m_lineNumber));

@@ -1,11 +1,15 @@
 // Tests of ParaverLineImporter and mergeParaverShares (strata-mpi's split of one .prv):
 // a two-node trace fed as two shares, one per node, each line with its number, gives the
 // events, counts and warnings (first lines included) of importParaver() on the whole
-// file; a share makes only its nodes' tracks, and a record of another node is refused.
+// file; a share makes only its nodes' tracks, a record of another node is refused, and a
+// message to another share's node is kept by the sender's share, to the run's track.
 
 #include "storage/import/paraver/paraver_importer.h"
 #include "storage/store/input_error.h"
 #include "storage/store/memory_trace.h"
+#include "storage/store/run_builder.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
 
 #include "tests/support/temp_dir.h"
 #include <catch2/catch.hpp>
@@ -13,6 +17,7 @@
 #include <algorithm>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,10 +47,10 @@ struct Trace
 {
     test::TempDir dir;
     std::filesystem::path prv = dir / "two_nodes.prv";
-    Trace()
+    explicit Trace(const std::vector<std::string>& lines = kLines)
     {
         std::ofstream out(prv);
-        for (const std::string& line : kLines)
+        for (const std::string& line : lines)
             out << line << '\n';
         std::ofstream(dir / "two_nodes.pcf")
             << "STATES\n1    Running\n\nEVENT_TYPE\n0    60000019    User function\n"
@@ -121,4 +126,70 @@ TEST_CASE("Paraver split by node: a share refuses a record of another node", "[p
     // A thread the header does not declare stays the user's error, with its line.
     CHECK_THROWS_WITH(share.line("1:1:1:3:1:0:10:1", 11),
         Catch::Contains("two_nodes.prv: line 11: expected a thread declared in the header"));
+}
+
+namespace {
+
+/// Every flow of `store`, its ends named by their tracks' paths.
+std::set<std::string> flowsByPath(storage::StoreReader& store)
+{
+    std::vector<model::TrackId> all;
+    for (const auto& t : store.resources().tracks())
+        all.push_back(t.id);
+    std::set<std::string> out;
+    const auto slices = store.query({ all, 0, store.span().endNs + 1, 100 });
+    for (const storage::TrackSlice& slice : slices) {
+        for (const model::Flow& f : slice.flows)
+            out.insert(store.resources().path(slice.track) + " -> "
+                + store.resources().path(f.toTrack) + " " + std::to_string(f.fromNs) + " "
+                + std::to_string(f.toNs) + " " + std::to_string(f.tag));
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("Paraver split by node: a message to another share's node is kept by the sender's",
+    "[paraver][run]") {
+    // Node 1's thread sends to node 2's second thread, and node 2's first thread to node 1.
+    std::vector<std::string> lines = kLines;
+    lines.push_back("3:1:1:1:1:30:31:2:1:2:2:40:41:64:9");
+    lines.push_back("3:2:1:2:1:50:51:1:1:1:1:70:71:8:10");
+    const std::vector<int> node = { -1, 0, 0, 0, 1, 1, 0, 1, 1, 0, 0, 1 };
+    Trace trace(lines);
+    {
+        storage::StoreBuilder one(trace.dir / "one.strata");
+        storage::importParaver(trace.prv, one);
+        one.finish();
+    }
+    storage::RunBuildOptions options;
+    options.shards = 2;
+    storage::RunBuilder run(trace.dir / "run.strata", options);
+    std::vector<std::unique_ptr<storage::ParaverLineImporter>> shares;
+    for (int n = 0; n < 2; ++n) {
+        storage::ParaverImportOptions mine;
+        mine.firstRoot = n;
+        mine.endRoot = n + 1;
+        shares.push_back(
+            std::make_unique<storage::ParaverLineImporter>(trace.prv, run.shard(n), mine));
+        shares.back()->line(lines[0], 1);
+    }
+    for (std::size_t i = 1; i < lines.size(); ++i)
+        shares[static_cast<std::size_t>(node[i])]->line(lines[i], i + 1);
+    const model::TimeNs endNs =
+        std::max({ shares[0]->header()->endNs, shares[0]->maxTimeNs(), shares[1]->maxTimeNs() });
+    shares[0]->finish(endNs);
+    shares[1]->finish(endNs);
+    REQUIRE(run.shard(0).foreignTracks().size() == 1);  // node 2 > task 1.2 > its 2nd thread
+    REQUIRE(run.shard(0).foreignTracks()[0].back().name == "thread 1.2.2");
+    run.finish();
+
+    storage::StoreReader single(trace.dir / "one.strata");
+    storage::StoreReader sharded(trace.dir / "run.strata");
+    REQUIRE(sharded.shards().size() == 2);
+    const std::set<std::string> flows = flowsByPath(sharded);
+    CHECK(flows == flowsByPath(single));
+    CHECK(flows.count("node 1/task 1.1/thread 1.1.1 -> node 2/task 1.2/thread 1.2.2 31 41 9") == 1);
+    CHECK(
+        flows.count("node 2/task 1.2/thread 1.2.1 -> node 1/task 1.1/thread 1.1.1 51 71 10") == 1);
 }
