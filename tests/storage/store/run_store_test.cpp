@@ -455,6 +455,20 @@ TEST_CASE("flows between the shards of a run read like the single store's", "[st
         REQUIRE(describe(run, track, w, pixels) == describe(one, track, w, pixels));
     }
 
+    // A manifest that does not resolve its shards' foreign tracks (one written before
+    // flows could cross shards, over such shards) is refused, naming the shard.
+    std::filesystem::copy(dir.path() / "run.strata", dir.path() / "older.strata");
+    std::filesystem::copy(dir.path() / "run.strata.d", dir.path() / "older.strata.d");
+    {
+        storage::SqliteDb older(dir.path() / "older.strata", storage::SqliteDb::Mode::Create);
+        older.exec("UPDATE shards SET path = replace(path, 'run.strata.d', 'older.strata.d');"
+                   "DELETE FROM shard_ids WHERE kind = 'foreign_tracks';"
+                   "UPDATE meta SET value = '1' WHERE key = 'format_version'");
+    }
+    REQUIRE_THROWS_WITH(storage::StoreReader(dir.path() / "older.strata"),
+        Catch::Contains("older.strata: shard older.strata.d/shard-0000-")
+            && Catch::Contains("has flows to 6 tracks of other shards, the manifest resolves 0"));
+
     // A shard with flows to other shards is no store of its own.
     REQUIRE_THROWS_WITH(storage::StoreReader(run.shards()[0].path),
         Catch::Contains("a shard of a run, not a whole store")
