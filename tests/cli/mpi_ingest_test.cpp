@@ -213,6 +213,11 @@ TEST_CASE("strata-mpi ingest of one .prv whose nodes all exchange messages split
     INFO(info);
     CHECK(info.find("\"tracks\":98,") != std::string::npos);
     CHECK(info.find("\"tracks\":98,", info.find("\"tracks\":98,") + 1) != std::string::npos);
+    // strata-mpi metrics: each rank sends the messages of its processes, with their
+    // receivers on the other rank's nodes too, to rank 0's replay.
+    const auto metrics = mpiStrata(dir.path(), { "metrics", "run.strata", "--json" });
+    CHECK(metrics.exitCode == 0);
+    CHECK(metrics.out == test::runStrataIn(dir.path(), { "metrics", "run.strata", "--json" }));
     // The Paraver cut writes each message as a type-3 record again, alike from both.
     test::runStrataIn(dir.path(), { "ingest", talk, "-o", "one.strata", "--shards", "1" });
     for (const char* store : { "run", "one" })
@@ -254,6 +259,29 @@ TEST_CASE("strata-mpi ingest splits one real Extrae .prv between 2 ranks, equal 
     const std::string err =
         checkMpiEqualsSingle({ prv.string() }, "-x STRATA_MPI_CHUNK_BYTES=200000");
     CHECK(err.find("the file split between them") != std::string::npos);
+}
+
+TEST_CASE(
+    "strata-mpi ingest splits the real 4-node MPI qsort .prv, messages between the ranks kept",
+    "[cli][mpi][paraver][real]") {
+    const auto prv = test::realTrace("public/paraver-kernel-qsort/qsort_beo3.prv");
+    if (prv.empty())
+        return;  // the shared real-trace folder is not here
+    test::TempDir dir;
+    for (const char* ext : { ".prv", ".pcf" })
+        std::filesystem::copy_file(std::filesystem::path(prv).replace_extension(ext),
+            dir / (std::string("qsort_beo3") + ext));
+    const std::string copy = (dir / "qsort_beo3.prv").string();
+    // 4 MPI tasks on 4 nodes whose 33 point-to-point messages join them all.
+    CHECK(checkMpiEqualsSingle({ copy }).find("the file split between them") != std::string::npos);
+    REQUIRE(mpiStrata(dir.path(), { "ingest", copy, "-o", "run.strata" }).exitCode == 0);
+    CHECK(shardCount(dir.path()) == 2);
+    // The ideal replay matches the messages sent on one rank's nodes to the other's calls.
+    const std::string metrics = test::runStrataIn(dir.path(), { "metrics", "run.strata" });
+    CHECK(metrics.find("0.2841   (T_ideal / T)") != std::string::npos);
+    const auto distributed = mpiStrata(dir.path(), { "metrics", "run.strata" });
+    CHECK(distributed.exitCode == 0);
+    CHECK(distributed.out == metrics);
 }
 
 TEST_CASE("strata-mpi ingest of one split .prv: a malformed line in rank 1's range ends the job",

@@ -68,6 +68,29 @@ std::uint64_t eventsOf(const storage::MemoryTrace& trace)
     return n;
 }
 
+/// Imports `lines` of `prv` as two shares, node 1's into sinks[0] and node 2's into
+/// sinks[1], each line fed to the share `node` names (the header to both); returns the
+/// shares' stats.
+std::vector<storage::ParaverImportStats> importShares(const std::filesystem::path& prv,
+    const std::vector<std::string>& lines, const std::vector<int>& node,
+    const std::vector<storage::TraceSink*>& sinks)
+{
+    std::vector<std::unique_ptr<storage::ParaverLineImporter>> shares;
+    for (int n = 0; n < 2; ++n) {
+        storage::ParaverImportOptions options;
+        options.firstRoot = n;
+        options.endRoot = n + 1;
+        shares.push_back(std::make_unique<storage::ParaverLineImporter>(
+            prv, *sinks[static_cast<std::size_t>(n)], options));
+        shares.back()->line(lines[0], 1);
+    }
+    for (std::size_t i = 1; i < lines.size(); ++i)
+        shares[static_cast<std::size_t>(node[i])]->line(lines[i], i + 1);
+    const model::TimeNs endNs =
+        std::max({ shares[0]->header()->endNs, shares[0]->maxTimeNs(), shares[1]->maxTimeNs() });
+    return { shares[0]->finish(endNs), shares[1]->finish(endNs) };
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -78,21 +101,8 @@ TEST_CASE(
     REQUIRE(all.warnings.size() == 2);
 
     storage::MemoryTrace sinks[2];
-    std::vector<std::unique_ptr<storage::ParaverLineImporter>> shares;
-    for (int node = 0; node < 2; ++node) {
-        storage::ParaverImportOptions options;
-        options.firstRoot = node;
-        options.endRoot = node + 1;
-        shares.push_back(
-            std::make_unique<storage::ParaverLineImporter>(trace.prv, sinks[node], options));
-        shares.back()->line(kLines[0], 1);
-    }
-    for (std::size_t i = 1; i < kLines.size(); ++i)
-        shares[static_cast<std::size_t>(kNode[i])]->line(kLines[i], i + 1);
-    const model::TimeNs endNs =
-        std::max({ shares[0]->header()->endNs, shares[0]->maxTimeNs(), shares[1]->maxTimeNs() });
-    const std::vector<storage::ParaverImportStats> parts = { shares[0]->finish(endNs),
-        shares[1]->finish(endNs) };
+    const std::vector<storage::ParaverImportStats> parts =
+        importShares(trace.prv, kLines, kNode, { &sinks[0], &sinks[1] });
     const storage::ParaverImportStats merged =
         storage::mergeParaverShares(parts, kLines.size(), all.bytes);
 
@@ -165,21 +175,7 @@ TEST_CASE("Paraver split by node: a message to another share's node is kept by t
     storage::RunBuildOptions options;
     options.shards = 2;
     storage::RunBuilder run(trace.dir / "run.strata", options);
-    std::vector<std::unique_ptr<storage::ParaverLineImporter>> shares;
-    for (int n = 0; n < 2; ++n) {
-        storage::ParaverImportOptions mine;
-        mine.firstRoot = n;
-        mine.endRoot = n + 1;
-        shares.push_back(
-            std::make_unique<storage::ParaverLineImporter>(trace.prv, run.shard(n), mine));
-        shares.back()->line(lines[0], 1);
-    }
-    for (std::size_t i = 1; i < lines.size(); ++i)
-        shares[static_cast<std::size_t>(node[i])]->line(lines[i], i + 1);
-    const model::TimeNs endNs =
-        std::max({ shares[0]->header()->endNs, shares[0]->maxTimeNs(), shares[1]->maxTimeNs() });
-    shares[0]->finish(endNs);
-    shares[1]->finish(endNs);
+    importShares(trace.prv, lines, node, { &run.shard(0), &run.shard(1) });
     REQUIRE(run.shard(0).foreignTracks().size() == 1);  // node 2 > task 1.2 > its 2nd thread
     REQUIRE(run.shard(0).foreignTracks()[0].back().name == "thread 1.2.2");
     run.finish();
