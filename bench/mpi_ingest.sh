@@ -7,7 +7,8 @@
 # with `strata`. Then one big file: a 64-rank synthetic Paraver .prv (16 nodes) ingested by
 # `mpirun -n 1` (one rank reads it all) and `-n 2` (the file split between the ranks,
 # app/mpi/paraver_split.h), median of 3 each, and the runs compared with `strata ingest`
-# of the same file: info figures, metrics and a cut of the first 50 ms, byte for byte.
+# of the same file: info figures, metrics and a cut of the first 50 ms, byte for byte;
+# then the same file with a ring of messages between all its nodes added.
 #
 #   bench/mpi_ingest.sh [BUILD_DIR] [EVENTS_PER_FILE] [PRV_EVENTS]
 #   (defaults: build, 250000, 4000000; EVENTS_PER_FILE 0 skips the rank files)
@@ -74,26 +75,54 @@ for opts in "" "--level thread --json"; do
 done
 fi
 
-# One big file split between the ranks.
+# One big file split between the ranks: ingest with 1 and 2 ranks (median of 3 each),
+# and the runs compared with strata ingest. `prvBench FILE LABEL`.
+figures() { "$build/bin/strata" info "$1" --json | sed 's/"store_bytes".*//; s/^.*"format_version":[0-9]*//'; }
+prvBench() {
+    prv=$1
+    label=$2
+    stem=${prv%.prv}
+    bytes=$(wc -c < "$prv")
+    echo "$label: $((bytes / 1000000)) MB"
+    for n in 1 2; do
+        median3 $stem$n $mpirun -n $n "$build/bin/strata-mpi" ingest "$prv" -o "$stem$n/run.strata" --threads 1 > "$stem$n.s"
+        echo "$label, ingest with $n rank(s): $(cat $stem$n.s) s (median of 3), $(awk "BEGIN { printf \"%.1f\", $bytes / $(cat $stem$n.s) / 1e6 }") MB/s"
+    done
+    echo "$label, speedup 2 ranks / 1 rank: $(awk "BEGIN { printf \"%.2f\", $(cat ${stem}1.s) / $(cat ${stem}2.s) }")"
+    rm -rf ${stem}0 && mkdir ${stem}0
+    "$build/bin/strata" ingest "$prv" -o ${stem}0/run.strata --threads 1 2>/dev/null
+    # info --json from its first figure up to the store's bytes (what names the files differs).
+    for n in 0 1 2; do
+        (cd $stem$n && "$build/bin/strata" cut run.strata -o cut.json --window 0:50ms 2>/dev/null)
+        "$build/bin/strata" metrics $stem$n/run.strata --json | sed 's/"store":"[^"]*"//' > $stem$n/metrics.json
+        figures $stem$n/run.strata > $stem$n/figures
+    done
+    echo "$label, shards with 2 ranks: $("$build/bin/strata" info ${stem}2/run.strata --json | grep -o '"path"' | wc -l)"
+    for n in 1 2; do
+        cmp ${stem}0/figures $stem$n/figures && cmp ${stem}0/metrics.json $stem$n/metrics.json \
+            && cmp ${stem}0/cut.json $stem$n/cut.json \
+            && echo "$label, $n rank(s): info figures, metrics and cut identical to strata ingest"
+    done
+}
 "$build/bin/strata" synth -o big.prv --events "$prvEvents" --ranks 64 2>/dev/null
-bytes=$(wc -c < big.prv)
-echo "one .prv: 64 ranks on 16 nodes, $((bytes / 1000000)) MB"
-for n in 1 2; do
-    median3 prv$n $mpirun -n $n "$build/bin/strata-mpi" ingest big.prv -o "prv$n/run.strata" --threads 1 > "prv$n.s"
-    echo "one .prv, ingest with $n rank(s): $(cat prv$n.s) s (median of 3), $(awk "BEGIN { printf \"%.1f\", $bytes / $(cat prv$n.s) / 1e6 }") MB/s"
-done
-echo "one .prv, speedup 2 ranks / 1 rank: $(awk "BEGIN { printf \"%.2f\", $(cat prv1.s) / $(cat prv2.s) }")"
-mkdir prv0
-"$build/bin/strata" ingest big.prv -o prv0/run.strata --threads 1 2>/dev/null
-# info --json from its first figure up to the store's bytes (what names the files differs).
-figures() { "$build/bin/strata" info "$1" --json | sed 's/"store_bytes".*//; s/^.*"format_version"//'; }
-for n in 0 1 2; do
-    (cd prv$n && "$build/bin/strata" cut run.strata -o cut.json --window 0:50ms 2>/dev/null)
-    "$build/bin/strata" metrics prv$n/run.strata --json | sed 's/"store":"[^"]*"//' > prv$n/metrics.json
-    figures prv$n/run.strata > prv$n/figures
-done
-echo "one .prv, shards with 2 ranks: $("$build/bin/strata" info prv2/run.strata --json | grep -o '"path"' | wc -l)"
-for n in 1 2; do
-    cmp prv0/figures prv$n/figures && cmp prv0/metrics.json prv$n/metrics.json && cmp prv0/cut.json prv$n/cut.json \
-        && echo "one .prv, $n rank(s): info figures, metrics and cut identical to strata ingest"
-done
+prvBench big.prv "one .prv, 64 ranks on 16 nodes"
+# The same with every node talking: a ring of MPI messages, each rank (the odd tasks of
+# the synthetic run; the even ones are their GPUs) to the next and the last to the first,
+# 2000 rounds over the run's span, so that no cut between nodes is free of messages.
+awk 'NR == 1 {
+        match($0, /:[0-9]+_ns:/); end = substr($0, RSTART + 1, RLENGTH - 5) + 0
+        match($0, /\):1:[0-9]+\(/); tasks = substr($0, RSTART + 4, RLENGTH - 5) + 0
+     }
+     { print }
+     END {
+        ranks = int(tasks / 2)
+        for (r = 0; r < 2000; ++r)
+            for (k = 0; k < ranks; ++k) {
+                t = int(end * (r + k / ranks) / 2000)
+                printf "3:1:1:%d:1:%d:%d:1:1:%d:1:%d:%d:64:%d\n", 2 * k + 1, t, t, 2 * ((k + 1) % ranks) + 1, t + 5000, t + 5000, k
+            }
+     }' big.prv > talk.prv
+echo "talk.prv: $(grep -c "^3:" talk.prv) messages, $(grep -c "^3:" big.prv) in big.prv"
+cp big.pcf talk.pcf
+cp big.row talk.row
+prvBench talk.prv "one .prv whose 16 nodes all exchange messages"
