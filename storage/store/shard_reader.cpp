@@ -101,10 +101,15 @@ void ShardReader::loadMetadata()
 
     if (m_context.ids) {
         // A run's shard names the manifest's strings: count its own, do not intern them.
-        auto count = m_db->prepare("SELECT count(*), coalesce(max(id), 0) FROM strings");
+        // Two statements: each alone is answered from the b-tree's pages (OP_Count, the
+        // rowid's last entry), while one SELECT of both ran the VDBE once per row, ~60 % of
+        // opening a 16-shard run's instructions.
+        auto maxId = m_db->prepare("SELECT coalesce(max(id), 0) FROM strings");
+        auto count = m_db->prepare("SELECT count(*) FROM strings");
+        maxId.step();
         count.step();
-        m_stringCount = static_cast<std::size_t>(count.int64(1)) + 1;
-        if (count.int64(0) != count.int64(1) + 1 && count.int64(0) != count.int64(1))
+        m_stringCount = static_cast<std::size_t>(maxId.int64(0)) + 1;
+        if (count.int64(0) != maxId.int64(0) + 1 && count.int64(0) != maxId.int64(0))
             throw StoreError(m_path.string() + ": corrupted store: string ids are not dense");
     } else {
         readStrings(*m_db, m_path, m_strings);
