@@ -383,7 +383,9 @@ TEST_CASE("strata-mpi ingest of one split Chrome JSON: a malformed event in rank
     test::TempDir dir;
     const std::string json = (dir / "synth.json").string();
     test::runStrataIn(dir.path(), {"synth", "-o", json, "--events", "60000", "--ranks", "8"});
+    // The file is split: a good run has one shard per rank.
     REQUIRE(mpiStrata(dir.path(), {"ingest", json, "-o", "good.strata"}).exitCode == 0);
+    CHECK(test::runStrataIn(dir.path(), {"info", "good.strata", "--json"}).find("shard-0001") != std::string::npos);
 
     // A member missing after a ',' three quarters down (rank 1's half of the file).
     std::vector<std::string> text = lines(json);
