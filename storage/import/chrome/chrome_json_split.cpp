@@ -8,8 +8,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <set>
-#include <unordered_map>
 
 namespace strata::storage {
 
@@ -85,28 +83,51 @@ bool createsTrack(const ChromeEventFields& e, Phase phase, std::vector<JsonField
     return true;
 }
 
-/// What pass 1 of a part learns besides the layout: who should import which pid.
+/// What pass 1 of a part learns besides the layout: who should import which pid. Cheap
+/// per event: a lookup of the pid (the last one remembered), of the thread when the
+/// event makes a track, and a hash for a flow.
 struct RoutingFacts
 {
-    StringMap<std::int64_t> weights;  ///< bytes of events, by pid
+    StringMap<std::uint32_t> pidIndex;
+    std::vector<std::string> pids;
+    std::vector<std::int64_t> weights;  ///< [pid]: bytes of its events
     StringMap<std::uint64_t> firstUse;  ///< first track-creating event, by "pid\x1ftid"
-    std::set<std::pair<std::uint64_t, std::string>> flows;  ///< (hash of cat+id, pid)
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> flows;  ///< (hash of cat+id, pid)
+    std::string lastPid;
+    std::uint32_t last = 0;
+
+    std::uint32_t pid(std::string_view text)
+    {
+        if (!pids.empty() && text == lastPid)
+            return last;
+        auto it = pidIndex.find(text);
+        if (it == pidIndex.end()) {
+            it = pidIndex.emplace(std::string(text), static_cast<std::uint32_t>(pids.size())).first;
+            pids.emplace_back(text);
+            weights.push_back(0);
+        }
+        lastPid.assign(text);
+        last = it->second;
+        return last;
+    }
 
     void note(const ChromeEventReader& reader, std::vector<JsonField>& fields, std::string& s1,
         std::string& s2, std::string& key)
     {
         const ChromeEventFields& e = reader.event();
-        const std::string pid(idText(e.pid, s1));
-        weights[pid] += static_cast<std::int64_t>(reader.position() - reader.eventOffset());
+        const std::string_view pidText = idText(e.pid, s1);
+        const std::uint32_t p = pid(pidText);
+        weights[p] += static_cast<std::int64_t>(reader.position() - reader.eventOffset());
         const auto ph = jsonString(e.ph, s2);
         const Phase phase = ph ? classifyPhase(*ph) : Phase::Unknown;
         if (phase == Phase::Metadata || phase == Phase::Unknown || !readMicros(e.ts).usable())
             return;
         if (createsTrack(e, phase, fields)) {
-            key.assign(pid);
+            key.assign(pidText);
             key.push_back('\x1f');
             key.append(idText(e.tid, s2));
-            firstUse.try_emplace(key, reader.eventOffset());
+            if (firstUse.find(key) == firstUse.end())
+                firstUse.emplace(key, reader.eventOffset());
         }
         if (phase == Phase::FlowStart || phase == Phase::FlowStep || phase == Phase::FlowEnd) {
             // The converter's key of a flow: cat, then the id (or id2).
@@ -114,7 +135,7 @@ struct RoutingFacts
             key.push_back('\x1f');
             key.append(idText(e.id.empty() ? e.id2 : e.id, s2));
             // A collision only joins more pids: still correct, less balanced.
-            flows.emplace(std::hash<std::string> {}(key), pid);
+            flows.emplace_back(std::hash<std::string> {}(key), p);
         }
     }
 };
@@ -248,20 +269,22 @@ ChromeChunkScan scanChromeChunk(const std::filesystem::path& path, std::uint64_t
     }
     ByteWriter out;
     encodeLayout(out, layout);
-    out.varint(facts.weights.size());
-    for (const auto& [pid, bytes] : facts.weights) {
-        out.string(pid);
-        out.svarint(bytes);
+    out.varint(facts.pids.size());
+    for (std::size_t p = 0; p < facts.pids.size(); ++p) {
+        out.string(facts.pids[p]);
+        out.svarint(facts.weights[p]);
     }
     out.varint(facts.firstUse.size());
     for (const auto& [thread, offset] : facts.firstUse) {
         out.string(thread);
         out.varint(offset);
     }
+    std::sort(facts.flows.begin(), facts.flows.end());
+    facts.flows.erase(std::unique(facts.flows.begin(), facts.flows.end()), facts.flows.end());
     out.varint(facts.flows.size());
     for (const auto& [hash, pid] : facts.flows) {
         out.varint(hash);
-        out.string(pid);
+        out.varint(pid);
     }
     scan.facts = std::move(out.bytes());
     return scan;
@@ -270,25 +293,28 @@ ChromeChunkScan scanChromeChunk(const std::filesystem::path& path, std::uint64_t
 ChromeSplit mergeChromeChunks(const std::vector<std::string>& parts)
 {
     auto layout = std::make_shared<ChromeLayout>();
-    StringMap<std::int64_t> weights;
+    RoutingFacts all;  // pids and weights of every part
     StringMap<std::uint64_t> firstUse;
-    std::unordered_map<std::uint64_t, std::set<std::string>> flows;
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> flows;
+    std::vector<std::uint32_t> pids;  // [the part's pid] -> all's
     for (const std::string& part : parts) {
         ByteReader in(part);
         layout->append(decodeLayout(in));
+        pids.clear();
         for (std::uint64_t n = in.varint(); n > 0; --n) {
-            std::string pid(in.string());
-            weights[pid] += in.svarint();
+            pids.push_back(all.pid(in.string()));
+            all.weights[pids.back()] += in.svarint();
         }
         for (std::uint64_t n = in.varint(); n > 0; --n) {
             std::string thread(in.string());
-            firstUse.try_emplace(thread, in.varint());  // the earliest part's
+            firstUse.try_emplace(std::move(thread), in.varint());  // the earliest part's
         }
         for (std::uint64_t n = in.varint(); n > 0; --n) {
             const std::uint64_t hash = in.varint();
-            flows[hash].emplace(in.string());
+            flows.emplace_back(hash, pids.at(in.varint()));
         }
     }
+    std::sort(flows.begin(), flows.end());
 
     // The roots as the import makes them (after finalize: a pid's host threads may get a
     // process of their own), ordered by their first track-creating event.
@@ -315,14 +341,21 @@ ChromeSplit mergeChromeChunks(const std::vector<std::string>& parts)
     split.prescan.layout = layout;
     if (layout->minTsNs != kNoTime)
         split.prescan.originNs = layout->baseTimeNs.value_or(0) + layout->minTsNs;
-    StringMap<std::pair<std::size_t, std::size_t>> span;  // pid -> its roots' first, last
+    constexpr std::size_t kNoRoot = SIZE_MAX;
+    // [pid of all]: its roots' first and last
+    std::vector<std::pair<std::size_t, std::size_t>> span(all.pids.size(), { kNoRoot, 0 });
     for (std::size_t i = 0; i < roots.size(); ++i) {
         const std::string& pid = final.processes[roots[i]].pid;
-        auto [it, first] = span.try_emplace(pid, i, i);
-        it->second.second = i;
+        const auto known = all.pidIndex.find(pid);
+        const bool first = known == all.pidIndex.end() || span[known->second].first == kNoRoot;
+        if (known != all.pidIndex.end()) {
+            auto& range = span[known->second];
+            range.first = std::min(range.first, i);
+            range.second = i;
+        }
         split.rootPids.push_back(pid);
-        const auto w = weights.find(pid);
-        split.weights.push_back(first && w != weights.end() ? w->second : 0);
+        split.weights.push_back(
+            first && known != all.pidIndex.end() ? all.weights[known->second] : 0);
     }
     // No cut inside a pid's roots, nor between the roots of two ends of a flow.
     std::vector<std::int64_t> open(roots.size() + 1, 0);  // +1 at the first, -1 past the last
@@ -330,17 +363,21 @@ ChromeSplit mergeChromeChunks(const std::vector<std::string>& parts)
         ++open[a + 1];
         --open[b + 1];
     };
-    for (const auto& [pid, range] : span)
-        join(range.first, range.second);
-    for (const auto& [hash, pids] : flows) {
-        std::size_t lo = SIZE_MAX, hi = 0;
-        for (const std::string& pid : pids) {
-            if (const auto it = span.find(pid); it != span.end()) {
-                lo = std::min(lo, it->second.first);
-                hi = std::max(hi, it->second.second);
+    for (const auto& [first, last] : span) {
+        if (first != kNoRoot)
+            join(first, last);
+    }
+    for (std::size_t at = 0; at < flows.size();) {  // runs of one hash
+        std::size_t lo = kNoRoot, hi = 0;
+        const std::uint64_t hash = flows[at].first;
+        for (; at < flows.size() && flows[at].first == hash; ++at) {
+            const auto& range = span[flows[at].second];
+            if (range.first != kNoRoot) {
+                lo = std::min(lo, range.first);
+                hi = std::max(hi, range.second);
             }
         }
-        if (lo < hi)
+        if (lo != kNoRoot && lo < hi)
             join(lo, hi);
     }
     split.cuttable.assign(roots.size() + 1, true);
