@@ -79,8 +79,9 @@ fi
 # One big file split between the ranks: `splitCase EXT FILE WHAT` ingests FILE with
 # `mpirun -n 1` (one rank reads it all) and `-n 2` (the file split between the ranks),
 # median of 3 each, and compares the runs with `strata ingest` of the same file.
-# info --json from its first figure up to the store's bytes (what names the files differs).
-figures() { "$build/bin/strata" info "$1" --json | sed 's/"store_bytes".*//; s/^.*"format_version"//'; }
+# info --json from its first figure up to the store's bytes (what names the files, and a
+# single store's format version against a run's, differ).
+figures() { "$build/bin/strata" info "$1" --json | sed 's/"store_bytes".*//; s/^.*"format_version":[0-9]*//'; }
 splitCase() {
     ext=$1
     file=$2

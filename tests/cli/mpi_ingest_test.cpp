@@ -126,6 +126,16 @@ std::string paraverVariant(const std::filesystem::path& dir, const std::string& 
     return out.string();
 }
 
+/// Writes the content of gzip file `gz` to `file`.
+void inflate(const std::filesystem::path& gz, const std::filesystem::path& file)
+{
+    storage::GzipReader reader(gz, true);
+    std::ofstream out(file, std::ios::binary);
+    std::string buffer(std::size_t(1) << 20, '\0');
+    while (const std::size_t got = reader.read(buffer.data(), buffer.size()))
+        out.write(buffer.data(), static_cast<std::streamsize>(got));
+}
+
 /// Writes `text` as the lines of `file`; returns its path.
 std::string writeLines(const std::filesystem::path& file, const std::vector<std::string>& text)
 {
@@ -261,13 +271,7 @@ TEST_CASE("strata-mpi ingest splits one real Extrae .prv between 2 ranks, equal 
     test::TempDir dir;
     // Uncompressed (a .prv.gz cannot be split), with its .pcf and .row.
     const auto prv = dir / "epoch_4proc.prv";
-    {
-        storage::GzipReader reader(gz, true);
-        std::ofstream out(prv, std::ios::binary);
-        std::string buffer(std::size_t(1) << 20, '\0');
-        while (const std::size_t got = reader.read(buffer.data(), buffer.size()))
-            out.write(buffer.data(), static_cast<std::streamsize>(got));
-    }
+    inflate(gz, prv);
     for (const char* side : { ".pcf", ".row" })
         std::filesystem::copy_file(
             std::filesystem::path(gz).replace_extension("").replace_extension(side),
@@ -365,13 +369,7 @@ TEST_CASE("strata-mpi ingest splits one real Kineto JSON between 2 ranks, equal 
         test::TempDir dir;
         // Uncompressed (a .json.gz is read by one rank).
         const auto json = dir / "trace.json";
-        {
-            storage::GzipReader reader(gz, true);
-            std::ofstream out(json, std::ios::binary);
-            std::string buffer(std::size_t(1) << 20, '\0');
-            while (const std::size_t got = reader.read(buffer.data(), buffer.size()))
-                out.write(buffer.data(), static_cast<std::streamsize>(got));
-        }
+        inflate(gz, json);
         const std::string err = checkMpiEqualsSingle({json.string()}, "-x STRATA_MPI_CHUNK_BYTES=400000");
         CHECK(err.find("the file split between them") != std::string::npos);
     }
