@@ -162,8 +162,7 @@ std::string earliestError(const Comm& comm, const std::string& error, std::uint6
 bool splitsParaver(const Comm& comm, const IngestPlan& plan)
 {
     return comm.size() > 1 && plan.traces.size() == 1 && plan.joins.empty()
-        && plan.formatOf(plan.traces[0]) == storage::TraceFormat::Paraver
-        && !storage::isGzipFile(plan.traces[0]);
+        && plan.formatOf(plan.traces[0]) == storage::TraceFormat::Paraver;
 }
 
 std::uint64_t paraverChunkBytes(int ranks)

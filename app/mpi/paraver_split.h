@@ -43,7 +43,8 @@ namespace strata::app::mpi {
 class Comm;
 class MpiReadProgress;
 
-/// Whether the ranks split the plan's trace between them: one uncompressed Paraver file,
+/// Whether the ranks split the plan's trace between them: one Paraver file (a .prv.gz is
+/// inflated by every rank, each keeping its chunks: split_common.h's RangeReader),
 /// several ranks, no file that joins to it.
 bool splitsParaver(const Comm& comm, const IngestPlan& plan);
 

@@ -17,58 +17,45 @@
 #include <vector>
 
 namespace strata::storage {
+class GzipReader;
 class StoreBuilder;
-}
+}  // namespace strata::storage
 
 namespace strata::app::mpi {
 
-/// Reads byte ranges of a trace file.
+/// Reads byte ranges of a trace file. A gzip file is read as its uncompressed content:
+/// inflated from its start by every reader (its size is known after a first inflate),
+/// forward; a range that starts before the last kWindow bytes inflated (kept: lineStart
+/// looks back a little) reopens the stream. Reading a pass of chunks in order thus costs
+/// one inflate of the stream up to the last chunk.
 class RangeReader
 {
 public:
-    explicit RangeReader(const std::filesystem::path& file)
-        : m_name(file.string())
-        , m_file(std::fopen(m_name.c_str(), "rb"))
-    {
-        if (!m_file)
-            throw storage::InputError(m_name + ": cannot be read: " + std::strerror(errno));
-        std::error_code ec;
-        m_size = std::filesystem::file_size(file, ec);
-    }
-    ~RangeReader() { std::fclose(m_file); }
+    explicit RangeReader(const std::filesystem::path& file);
+    ~RangeReader();
     RangeReader(const RangeReader&) = delete;
     RangeReader& operator=(const RangeReader&) = delete;
 
     std::uint64_t size() const { return m_size; }
     /// Bytes [from, to) into `out`.
-    void read(std::uint64_t from, std::uint64_t to, std::string& out)
-    {
-        out.resize(static_cast<std::size_t>(to - from));
-        if (to > from
-            && (fseeko(m_file, static_cast<off_t>(from), SEEK_SET) != 0
-                || std::fread(out.data(), 1, out.size(), m_file) != out.size()))
-            throw storage::InputError::atByte(m_name, from, "cannot be read");
-    }
+    void read(std::uint64_t from, std::uint64_t to, std::string& out);
     /// The start of the line that holds byte `pos` or starts after it: the byte after the
     /// first '\n' at or after pos - 1 (the end of the file when none).
-    std::uint64_t lineStart(std::uint64_t pos)
-    {
-        if (pos == 0)
-            return 0;
-        std::string block;
-        for (std::uint64_t at = pos - 1; at < m_size; at += block.size()) {
-            read(at, std::min(m_size, at + (std::uint64_t(1) << 16)), block);
-            if (const void* nl = std::memchr(block.data(), '\n', block.size()))
-                return at + static_cast<std::uint64_t>(static_cast<const char*>(nl) - block.data())
-                    + 1;
-        }
-        return m_size;
-    }
+    std::uint64_t lineStart(std::uint64_t pos);
 
 private:
+    static constexpr std::size_t kWindow = std::size_t(1) << 20;
+    /// The stream's next `n` bytes into `to`, remembered in the window.
+    void inflate(char* to, std::size_t n);
+    void remember(const char* bytes, std::size_t n);
+
+    std::filesystem::path m_path;
     std::string m_name;
-    std::FILE* m_file;
+    std::FILE* m_file = nullptr;  ///< uncompressed files
     std::uint64_t m_size = 0;
+    std::unique_ptr<storage::GzipReader> m_gzip;  ///< gzip files: the stream, at m_at
+    std::uint64_t m_at = 0;
+    std::string m_window;  ///< the stream's bytes [m_at - m_window.size(), m_at)
 };
 
 /// The roots dealt to the ranks: consecutive blocks, balanced by `weights`, cut only where

@@ -12,6 +12,7 @@
 #include "tests/support/temp_dir.h"
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <regex>
@@ -320,6 +321,36 @@ TEST_CASE("strata-mpi ingest of one split .prv: a malformed line in rank 1's ran
     CHECK(mpiStrata(dir.path(), { "ingest", bad, "-o", "kept.strata" }).exitCode == 1);
     CHECK(test::readFile(dir / "kept.strata") == manifest);
     test::runStrataIn(dir.path(), { "info", "kept.strata" });
+}
+
+TEST_CASE("strata-mpi ingest splits one .prv.gz between 2 ranks, equal to one process", "[cli][mpi][paraver]")
+{
+    test::TempDir dir;
+    const std::string prv = synthParaver(dir.path());
+    // The trace gzipped, beside its .pcf and .row; and a copy with a bad record three
+    // quarters down (rank 1's half).
+    std::vector<std::string> text = lines(prv);
+    const std::string packed = paraverVariant(dir.path(), "packed", prv, text);
+    const std::size_t badLine = text.size() * 3 / 4;
+    text.insert(text.begin() + static_cast<std::ptrdiff_t>(badLine - 1), "2:1:1:1:1:oops:50000001:1");
+    const std::string bad = paraverVariant(dir.path(), "bad", prv, text);
+    for (const std::string& file : {packed, bad})
+        REQUIRE(std::system(("gzip -n '" + file + "'").c_str()) == 0);
+
+    // Every rank inflates the stream and keeps its chunks: small chunks, many rounds.
+    for (const std::string options : {"", "-x STRATA_MPI_CHUNK_BYTES=65536"}) {
+        CHECK(checkMpiEqualsSingle({packed + ".gz"}, options).find("on 2 ranks, the file split between them")
+              != std::string::npos);
+        const auto single = test::runStrata({"ingest", bad + ".gz", "-o", (dir / "one.strata").string()});
+        REQUIRE(single.exitCode == 1);
+        CHECK(single.err.find(": line " + std::to_string(badLine) + ": ") != std::string::npos);
+        const auto r = mpiStrata(dir.path(), {"ingest", bad + ".gz", "-o", "run.strata"}, options);
+        CHECK(r.exitCode == 1);
+        CHECK(r.err.find("strata-mpi: " + single.err.substr(std::string("strata: ").size())) != std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(dir / "run.strata"));
+    }
+    REQUIRE(mpiStrata(dir.path(), {"ingest", packed + ".gz", "-o", "run.strata"}).exitCode == 0);
+    CHECK(shardCount(dir.path()) == 2);
 }
 
 TEST_CASE("strata-mpi ingest splits one synthetic Chrome JSON between 2 ranks, equal to one process",
