@@ -109,6 +109,9 @@ splitCase() {
 if [ "$prvEvents" -gt 0 ]; then
     "$build/bin/strata" synth -o big.prv --events "$prvEvents" --ranks 64 2>/dev/null
     splitCase prv big.prv "64 ranks on 16 nodes"
+    # The same gzipped: every rank inflates it, keeping its chunks.
+    gzip -n -k big.prv
+    splitCase prvgz big.prv.gz "the same .prv gzipped"
 fi
 if [ "$jsonEvents" -gt 0 ]; then
     "$build/bin/strata" synth -o big.json --events "$jsonEvents" --ranks 64 2>/dev/null
