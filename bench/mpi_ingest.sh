@@ -7,14 +7,16 @@
 # with `strata`. Then one big file: a 64-rank synthetic Paraver .prv (16 nodes) ingested by
 # `mpirun -n 1` (one rank reads it all) and `-n 2` (the file split between the ranks,
 # app/mpi/paraver_split.h), median of 3 each, and the runs compared with `strata ingest`
-# of the same file: info figures, metrics and a cut of the first 50 ms, byte for byte.
+# of the same file: info figures, metrics and a cut of the first 50 ms, byte for byte. The
+# same for one big synthetic Chrome/Kineto .json of 64 ranks (app/mpi/chrome_split.h).
 #
-#   bench/mpi_ingest.sh [BUILD_DIR] [EVENTS_PER_FILE] [PRV_EVENTS]
-#   (defaults: build, 250000, 4000000; EVENTS_PER_FILE 0 skips the rank files)
+#   bench/mpi_ingest.sh [BUILD_DIR] [EVENTS_PER_FILE] [PRV_EVENTS] [JSON_EVENTS]
+#   (defaults: build, 250000, 4000000, 4000000; 0 skips that case)
 set -eu
 build=$(cd "${1:-build}" && pwd)
 events=${2:-250000}
 prvEvents=${3:-4000000}
+jsonEvents=${4:-4000000}
 work=$(mktemp -d "${TMPDIR:-/tmp}/strata-mpi-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -74,26 +76,44 @@ for opts in "" "--level thread --json"; do
 done
 fi
 
-# One big file split between the ranks.
-"$build/bin/strata" synth -o big.prv --events "$prvEvents" --ranks 64 2>/dev/null
-bytes=$(wc -c < big.prv)
-echo "one .prv: 64 ranks on 16 nodes, $((bytes / 1000000)) MB"
-for n in 1 2; do
-    median3 prv$n $mpirun -n $n "$build/bin/strata-mpi" ingest big.prv -o "prv$n/run.strata" --threads 1 > "prv$n.s"
-    echo "one .prv, ingest with $n rank(s): $(cat prv$n.s) s (median of 3), $(awk "BEGIN { printf \"%.1f\", $bytes / $(cat prv$n.s) / 1e6 }") MB/s"
-done
-echo "one .prv, speedup 2 ranks / 1 rank: $(awk "BEGIN { printf \"%.2f\", $(cat prv1.s) / $(cat prv2.s) }")"
-mkdir prv0
-"$build/bin/strata" ingest big.prv -o prv0/run.strata --threads 1 2>/dev/null
-# info --json from its first figure up to the store's bytes (what names the files differs).
-figures() { "$build/bin/strata" info "$1" --json | sed 's/"store_bytes".*//; s/^.*"format_version"//'; }
-for n in 0 1 2; do
-    (cd prv$n && "$build/bin/strata" cut run.strata -o cut.json --window 0:50ms 2>/dev/null)
-    "$build/bin/strata" metrics prv$n/run.strata --json | sed 's/"store":"[^"]*"//' > prv$n/metrics.json
-    figures prv$n/run.strata > prv$n/figures
-done
-echo "one .prv, shards with 2 ranks: $("$build/bin/strata" info prv2/run.strata --json | grep -o '"path"' | wc -l)"
-for n in 1 2; do
-    cmp prv0/figures prv$n/figures && cmp prv0/metrics.json prv$n/metrics.json && cmp prv0/cut.json prv$n/cut.json \
-        && echo "one .prv, $n rank(s): info figures, metrics and cut identical to strata ingest"
-done
+# One big file split between the ranks: `splitCase EXT FILE WHAT` ingests FILE with
+# `mpirun -n 1` (one rank reads it all) and `-n 2` (the file split between the ranks),
+# median of 3 each, and compares the runs with `strata ingest` of the same file.
+# info --json from its first figure up to the store's bytes (what names the files, and a
+# single store's format version against a run's, differ).
+figures() { "$build/bin/strata" info "$1" --json | sed 's/"store_bytes".*//; s/^.*"format_version":[0-9]*//'; }
+splitCase() {
+    ext=$1
+    file=$2
+    bytes=$(wc -c < "$file")
+    echo "one .$ext: $3, $((bytes / 1000000)) MB"
+    for n in 1 2; do
+        median3 ${ext}$n $mpirun -n $n "$build/bin/strata-mpi" ingest "$file" -o "${ext}$n/run.strata" --threads 1 > "${ext}$n.s"
+        echo "one .$ext, ingest with $n rank(s): $(cat ${ext}$n.s) s (median of 3), $(awk "BEGIN { printf \"%.1f\", $bytes / $(cat ${ext}$n.s) / 1e6 }") MB/s"
+    done
+    echo "one .$ext, speedup 2 ranks / 1 rank: $(awk "BEGIN { printf \"%.2f\", $(cat ${ext}1.s) / $(cat ${ext}2.s) }")"
+    mkdir ${ext}0
+    "$build/bin/strata" ingest "$file" -o ${ext}0/run.strata --threads 1 2>/dev/null
+    for n in 0 1 2; do
+        (cd ${ext}$n && "$build/bin/strata" cut run.strata -o cut.json --window 0:50ms 2>/dev/null)
+        "$build/bin/strata" metrics ${ext}$n/run.strata --json | sed 's/"store":"[^"]*"//' > ${ext}$n/metrics.json
+        figures ${ext}$n/run.strata > ${ext}$n/figures
+    done
+    echo "one .$ext, shards with 2 ranks: $("$build/bin/strata" info ${ext}2/run.strata --json | grep -o '"path"' | wc -l)"
+    for n in 1 2; do
+        cmp ${ext}0/figures ${ext}$n/figures && cmp ${ext}0/metrics.json ${ext}$n/metrics.json \
+            && cmp ${ext}0/cut.json ${ext}$n/cut.json \
+            && echo "one .$ext, $n rank(s): info figures, metrics and cut identical to strata ingest"
+    done
+}
+if [ "$prvEvents" -gt 0 ]; then
+    "$build/bin/strata" synth -o big.prv --events "$prvEvents" --ranks 64 2>/dev/null
+    splitCase prv big.prv "64 ranks on 16 nodes"
+    # The same gzipped: every rank inflates it, keeping its chunks.
+    gzip -n -k big.prv
+    splitCase prvgz big.prv.gz "the same .prv gzipped"
+fi
+if [ "$jsonEvents" -gt 0 ]; then
+    "$build/bin/strata" synth -o big.json --events "$jsonEvents" --ranks 64 2>/dev/null
+    splitCase json big.json "64 ranks (Kineto-style pids)"
+fi
