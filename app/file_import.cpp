@@ -108,6 +108,15 @@ std::string chromeNoEventsReason(const storage::ImportStats& stats)
     return reason + (why.empty() ? "" : " (" + why + ")");
 }
 
+ImportResult reportChrome(ImportReport& report, const storage::ImportStats& stats)
+{
+    report.row("events", stats.totalEvents);
+    for (const storage::ImportStatRow& row : stats.rows())
+        report.row(row.name, row.value);
+    report.warnings(stats.warnings);
+    return report.take(chromeNoEventsReason(stats));
+}
+
 } // namespace
 
 bool joinsToTraces(TraceFormat format)
@@ -204,14 +213,16 @@ ImportResult importFile(const std::filesystem::path& input, TraceFormat format,
         importOptions.threads = context.scanThreads;
         if (context.chromePrescans && index < context.chromePrescans->size())
             importOptions.prescan = (*context.chromePrescans)[index];
-        const storage::ImportStats stats = storage::importChromeJson(input, sink, importOptions, progress);
-        report.row("events", stats.totalEvents);
-        for (const storage::ImportStatRow& row : stats.rows())
-            report.row(row.name, row.value);
-        report.warnings(stats.warnings);
-        return report.take(chromeNoEventsReason(stats));
+        return reportChrome(report, storage::importChromeJson(input, sink, importOptions, progress));
     }
     return report.take({});
+}
+
+ImportResult reportChromeImport(const storage::ImportStats& stats, const std::filesystem::path& input,
+                                storage::TraceSink& sink, std::size_t index)
+{
+    ImportReport report(sink, index, input, TraceFormat::Chrome);
+    return reportChrome(report, stats);
 }
 
 ImportResult reportParaverImport(const storage::ParaverImportStats& stats,

@@ -54,6 +54,10 @@ ImportResult importFile(const std::filesystem::path& input, storage::TraceFormat
 ImportResult reportParaverImport(const storage::ParaverImportStats& stats,
     const std::filesystem::path& input, storage::TraceSink& sink, std::size_t index);
 
+/// The same for a Chrome JSON file that strata-mpi split across ranks.
+ImportResult reportChromeImport(const storage::ImportStats& stats,
+    const std::filesystem::path& input, storage::TraceSink& sink, std::size_t index);
+
 /// The formats that join to traces ingested with them (imported after them).
 bool joinsToTraces(storage::TraceFormat format);
 /// The formats `strata ingest` reads.

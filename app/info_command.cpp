@@ -5,6 +5,7 @@
 #include "storage/store/run_manifest.h"
 #include "storage/store/store_reader.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -41,6 +42,17 @@ std::string categoryName(const storage::StoreReader& store, model::StringId id)
     return name.empty() ? std::string("(none)") : std::string(name);
 }
 
+/// The categories by name: a run's string ids follow its shards, and one trace split
+/// between shards (strata-mpi) interns its names in another order than one store.
+std::vector<std::pair<std::string, storage::CategoryTotals>> categoriesByName(const storage::StoreReader& store)
+{
+    std::vector<std::pair<std::string, storage::CategoryTotals>> out;
+    for (const auto& [category, c] : store.categories())
+        out.emplace_back(categoryName(store, category), c);
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    return out;
+}
+
 void printJson(const storage::StoreReader& store, std::uintmax_t storeBytes, std::optional<std::size_t> verified)
 {
     const EventTotals t = totals(store);
@@ -57,11 +69,11 @@ void printJson(const storage::StoreReader& store, std::uintmax_t storeBytes, std
            + ",\"sample\":" + std::to_string(t.samples) + "}";
     out += ",\"intervals_by_category\":{";
     bool first = true;
-    for (const auto& [category, c] : store.categories()) {
+    for (const auto& [category, c] : categoriesByName(store)) {
         if (!first)
             out += ",";
         first = false;
-        model::appendJsonString(out, categoryName(store, category));
+        model::appendJsonString(out, category);
         out += ":{\"count\":" + std::to_string(c.intervals) + ",\"total_ns\":" + std::to_string(c.totalNs) + "}";
     }
     out += "}";
@@ -154,8 +166,8 @@ void printTable(const storage::StoreReader& store, std::uintmax_t storeBytes, st
                 model::formatDuration(g.bucketNs(1)).c_str(), model::formatDuration(g.bucketNs(g.levels)).c_str(),
                 1 << g.factorLog2);
     std::printf("\n%-32s %12s %14s\n", "category", "intervals", "total time");
-    for (const auto& [category, c] : store.categories()) {
-        std::printf("%-32s %12lld %14s\n", categoryName(store, category).c_str(),
+    for (const auto& [category, c] : categoriesByName(store)) {
+        std::printf("%-32s %12lld %14s\n", category.c_str(),
                     static_cast<long long>(c.intervals), model::formatDuration(c.totalNs).c_str());
     }
     printImportReport(store);

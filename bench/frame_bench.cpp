@@ -26,6 +26,7 @@ std::vector<double> measureFrames(const std::filesystem::path& path, int frames)
     QFontMetrics(QApplication::font()).height();
     const auto openStart = Clock::now();
     storage::StoreReader store(path);
+    const double readerMs = msSince(openStart);
     views::TimelineRenderer renderer(store);
     views::TimelineFrame frame;
     frame.window = views::fittedWindow(store);
@@ -38,7 +39,9 @@ std::vector<double> measureFrames(const std::filesystem::path& path, int frames)
     std::vector<double> total, query, paint;
     std::FILE* log = stepLog();
     if (log)
-        std::fprintf(log, "open_frame %.3f tiles_read %llu index_reads %llu\n", openMs,
+        std::fprintf(log,
+            "open_frame %.3f reader %.3f query %.3f paint %.3f tiles_read %llu index_reads %llu\n",
+            openMs, readerMs, renderer.lastTimings().queryMs, renderer.lastTimings().paintMs,
             static_cast<unsigned long long>(store.tileReads()),
             static_cast<unsigned long long>(store.indexReads()));
     int step = 0;

@@ -7,15 +7,18 @@
 # with `strata`. Then one big file: a 64-rank synthetic Paraver .prv (16 nodes) ingested by
 # `mpirun -n 1` (one rank reads it all) and `-n 2` (the file split between the ranks,
 # app/mpi/paraver_split.h), median of 3 each, and the runs compared with `strata ingest`
-# of the same file: info figures, metrics and a cut of the first 50 ms, byte for byte;
-# then the same file with a ring of messages between all its nodes added.
+# of the same file: info figures, metrics and a cut of the first 50 ms, byte for byte; then
+# the same .prv gzipped, and with a ring of messages between all its nodes added
+# ("prvtalk"). The same for one big synthetic Chrome/Kineto .json of 64 ranks
+# (app/mpi/chrome_split.h).
 #
-#   bench/mpi_ingest.sh [BUILD_DIR] [EVENTS_PER_FILE] [PRV_EVENTS]
-#   (defaults: build, 250000, 4000000; EVENTS_PER_FILE 0 skips the rank files)
+#   bench/mpi_ingest.sh [BUILD_DIR] [EVENTS_PER_FILE] [PRV_EVENTS] [JSON_EVENTS]
+#   (defaults: build, 250000, 4000000, 4000000; 0 skips that case)
 set -eu
 build=$(cd "${1:-build}" && pwd)
 events=${2:-250000}
 prvEvents=${3:-4000000}
+jsonEvents=${4:-4000000}
 work=$(mktemp -d "${TMPDIR:-/tmp}/strata-mpi-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -75,54 +78,65 @@ for opts in "" "--level thread --json"; do
 done
 fi
 
-# One big file split between the ranks: ingest with 1 and 2 ranks (median of 3 each),
-# and the runs compared with strata ingest. `prvBench FILE LABEL`.
+# One big file split between the ranks: `splitCase EXT FILE WHAT` ingests FILE with
+# `mpirun -n 1` (one rank reads it all) and `-n 2` (the file split between the ranks),
+# median of 3 each, and compares the runs with `strata ingest` of the same file.
+# info --json from its first figure up to the store's bytes (what names the files, and a
+# single store's format version against a run's, differ).
 figures() { "$build/bin/strata" info "$1" --json | sed 's/"store_bytes".*//; s/^.*"format_version":[0-9]*//'; }
-prvBench() {
-    prv=$1
-    label=$2
-    stem=${prv%.prv}
-    bytes=$(wc -c < "$prv")
-    echo "$label: $((bytes / 1000000)) MB"
+splitCase() {
+    ext=$1
+    file=$2
+    bytes=$(wc -c < "$file")
+    echo "one .$ext: $3, $((bytes / 1000000)) MB"
     for n in 1 2; do
-        median3 $stem$n $mpirun -n $n "$build/bin/strata-mpi" ingest "$prv" -o "$stem$n/run.strata" --threads 1 > "$stem$n.s"
-        echo "$label, ingest with $n rank(s): $(cat $stem$n.s) s (median of 3), $(awk "BEGIN { printf \"%.1f\", $bytes / $(cat $stem$n.s) / 1e6 }") MB/s"
+        median3 ${ext}$n $mpirun -n $n "$build/bin/strata-mpi" ingest "$file" -o "${ext}$n/run.strata" --threads 1 > "${ext}$n.s"
+        echo "one .$ext, ingest with $n rank(s): $(cat ${ext}$n.s) s (median of 3), $(awk "BEGIN { printf \"%.1f\", $bytes / $(cat ${ext}$n.s) / 1e6 }") MB/s"
     done
-    echo "$label, speedup 2 ranks / 1 rank: $(awk "BEGIN { printf \"%.2f\", $(cat ${stem}1.s) / $(cat ${stem}2.s) }")"
-    rm -rf ${stem}0 && mkdir ${stem}0
-    "$build/bin/strata" ingest "$prv" -o ${stem}0/run.strata --threads 1 2>/dev/null
-    # info --json from its first figure up to the store's bytes (what names the files differs).
+    echo "one .$ext, speedup 2 ranks / 1 rank: $(awk "BEGIN { printf \"%.2f\", $(cat ${ext}1.s) / $(cat ${ext}2.s) }")"
+    mkdir ${ext}0
+    "$build/bin/strata" ingest "$file" -o ${ext}0/run.strata --threads 1 2>/dev/null
     for n in 0 1 2; do
-        (cd $stem$n && "$build/bin/strata" cut run.strata -o cut.json --window 0:50ms 2>/dev/null)
-        "$build/bin/strata" metrics $stem$n/run.strata --json | sed 's/"store":"[^"]*"//' > $stem$n/metrics.json
-        figures $stem$n/run.strata > $stem$n/figures
+        (cd ${ext}$n && "$build/bin/strata" cut run.strata -o cut.json --window 0:50ms 2>/dev/null)
+        "$build/bin/strata" metrics ${ext}$n/run.strata --json | sed 's/"store":"[^"]*"//' > ${ext}$n/metrics.json
+        figures ${ext}$n/run.strata > ${ext}$n/figures
     done
-    echo "$label, shards with 2 ranks: $("$build/bin/strata" info ${stem}2/run.strata --json | grep -o '"path"' | wc -l)"
+    echo "one .$ext, shards with 2 ranks: $("$build/bin/strata" info ${ext}2/run.strata --json | grep -o '"path"' | wc -l)"
     for n in 1 2; do
-        cmp ${stem}0/figures $stem$n/figures && cmp ${stem}0/metrics.json $stem$n/metrics.json \
-            && cmp ${stem}0/cut.json $stem$n/cut.json \
-            && echo "$label, $n rank(s): info figures, metrics and cut identical to strata ingest"
+        cmp ${ext}0/figures ${ext}$n/figures && cmp ${ext}0/metrics.json ${ext}$n/metrics.json \
+            && cmp ${ext}0/cut.json ${ext}$n/cut.json \
+            && echo "one .$ext, $n rank(s): info figures, metrics and cut identical to strata ingest"
     done
 }
-"$build/bin/strata" synth -o big.prv --events "$prvEvents" --ranks 64 2>/dev/null
-prvBench big.prv "one .prv, 64 ranks on 16 nodes"
-# The same with every node talking: a ring of MPI messages, each rank (the odd tasks of
-# the synthetic run; the even ones are their GPUs) to the next and the last to the first,
-# 2000 rounds over the run's span, so that no cut between nodes is free of messages.
-awk 'NR == 1 {
-        match($0, /:[0-9]+_ns:/); end = substr($0, RSTART + 1, RLENGTH - 5) + 0
-        match($0, /\):1:[0-9]+\(/); tasks = substr($0, RSTART + 4, RLENGTH - 5) + 0
-     }
-     { print }
-     END {
-        ranks = int(tasks / 2)
-        for (r = 0; r < 2000; ++r)
-            for (k = 0; k < ranks; ++k) {
-                t = int(end * (r + k / ranks) / 2000)
-                printf "3:1:1:%d:1:%d:%d:1:1:%d:1:%d:%d:64:%d\n", 2 * k + 1, t, t, 2 * ((k + 1) % ranks) + 1, t + 5000, t + 5000, k
-            }
-     }' big.prv > talk.prv
-echo "talk.prv: $(grep -c "^3:" talk.prv) messages, $(grep -c "^3:" big.prv) in big.prv"
-cp big.pcf talk.pcf
-cp big.row talk.row
-prvBench talk.prv "one .prv whose 16 nodes all exchange messages"
+if [ "$prvEvents" -gt 0 ]; then
+    "$build/bin/strata" synth -o big.prv --events "$prvEvents" --ranks 64 2>/dev/null
+    splitCase prv big.prv "64 ranks on 16 nodes"
+    # The same gzipped: every rank inflates it, keeping its chunks.
+    gzip -n -k big.prv
+    splitCase prvgz big.prv.gz "the same .prv gzipped"
+    # The same with every node talking: a ring of MPI messages, each rank (the odd tasks
+    # of the synthetic run; the even ones are their GPUs) to the next and the last to the
+    # first, 2000 rounds over the run's span, so that no cut between nodes is free of
+    # messages (a message's sender's owner stores it, docs/scale.md).
+    awk 'NR == 1 {
+            match($0, /:[0-9]+_ns:/); end = substr($0, RSTART + 1, RLENGTH - 5) + 0
+            match($0, /\):1:[0-9]+\(/); tasks = substr($0, RSTART + 4, RLENGTH - 5) + 0
+         }
+         { print }
+         END {
+            ranks = int(tasks / 2)
+            for (r = 0; r < 2000; ++r)
+                for (k = 0; k < ranks; ++k) {
+                    t = int(end * (r + k / ranks) / 2000)
+                    printf "3:1:1:%d:1:%d:%d:1:1:%d:1:%d:%d:64:%d\n", 2 * k + 1, t, t, 2 * ((k + 1) % ranks) + 1, t + 5000, t + 5000, k
+                }
+         }' big.prv > talk.prv
+    echo "talk.prv: $(grep -c "^3:" talk.prv) messages, $(grep -c "^3:" big.prv) in big.prv"
+    cp big.pcf talk.pcf
+    cp big.row talk.row
+    splitCase prvtalk talk.prv "64 ranks on 16 nodes that all exchange messages"
+fi
+if [ "$jsonEvents" -gt 0 ]; then
+    "$build/bin/strata" synth -o big.json --events "$jsonEvents" --ranks 64 2>/dev/null
+    splitCase json big.json "64 ranks (Kineto-style pids)"
+fi

@@ -30,9 +30,18 @@ QColor colorForRole(model::Role role)
     return kColors[static_cast<std::size_t>(role)];
 }
 
+namespace {
+constexpr model::StringId kUnknownCategory = 0xFFFFFFFFu;
+}
+
 Palette::Palette(const model::StringTable& strings, const std::map<std::string, std::string>& meta)
     : m_strings(&strings)
+    , m_namedRgb(std::make_unique<std::atomic<QRgb>[]>(strings.size()))
+    , m_categoryOfName(std::make_unique<std::atomic<model::StringId>[]>(strings.size()))
+    , m_ids(strings.size())
 {
+    for (std::size_t i = 0; i < m_ids; ++i)
+        m_categoryOfName[i].store(kUnknownCategory, std::memory_order_relaxed);
     constexpr std::string_view kPrefix = "paraver.state_color.";
     for (auto it = meta.lower_bound(std::string(kPrefix)); it != meta.end() && it->first.starts_with(kPrefix); ++it) {
         const QColor color(QString::fromStdString(it->second));
@@ -41,18 +50,35 @@ Palette::Palette(const model::StringTable& strings, const std::map<std::string, 
     }
 }
 
-QColor Palette::named(model::StringId id) const
+QColor Palette::colorOfText(model::StringId id) const
 {
-    if (const auto cached = m_namedCache.find(id); cached != m_namedCache.end())
-        return cached->second;
     const std::string_view text = m_strings ? m_strings->text(id) : std::string_view();
-    QColor color = colorForName(text);
     if (!m_traceColors.empty()) {
         if (const auto it = m_traceColors.find(std::string(text)); it != m_traceColors.end())
-            color = it->second;
+            return it->second;
     }
-    m_namedCache.emplace(id, color);
-    return color;
+    return colorForName(text);
+}
+
+QColor Palette::named(model::StringId id) const
+{
+    if (id >= m_ids)
+        return colorOfText(id);
+    std::atomic<QRgb>& cached = m_namedRgb[id];
+    QRgb rgb = cached.load(std::memory_order_relaxed);
+    if (rgb == 0) {  // opaque colours are never 0
+        rgb = colorOfText(id).rgb();
+        cached.store(rgb, std::memory_order_relaxed);
+    }
+    return QColor::fromRgb(rgb);
+}
+
+void Palette::learnCategory(model::StringId name, model::StringId category) const
+{
+    if (name >= m_ids)
+        return;
+    model::StringId unknown = kUnknownCategory;
+    m_categoryOfName[name].compare_exchange_strong(unknown, category, std::memory_order_relaxed);
 }
 
 QColor Palette::interval(model::StringId name, model::StringId category, model::Role role) const
@@ -60,7 +86,7 @@ QColor Palette::interval(model::StringId name, model::StringId category, model::
     switch (m_mode) {
     case ColorBy::Name: return named(name);
     case ColorBy::Category:
-        m_categoryOfName.emplace(name, category);
+        learnCategory(name, category);
         return named(category);
     case ColorBy::Role: return colorForRole(role);
     case ColorBy::KernelMetric: return KernelMetricColors::noValue();
@@ -80,8 +106,11 @@ QColor Palette::coverage(model::StringId name, model::Role role) const
     switch (m_mode) {
     case ColorBy::Name: return named(name);
     case ColorBy::Category:
-        if (const auto it = m_categoryOfName.find(name); it != m_categoryOfName.end())
-            return named(it->second);
+        if (name < m_ids) {
+            const model::StringId category = m_categoryOfName[name].load(std::memory_order_relaxed);
+            if (category != kUnknownCategory)
+                return named(category);
+        }
         return colorForRole(role);
     case ColorBy::Role: return colorForRole(role);
     case ColorBy::KernelMetric: return KernelMetricColors::noValue();  // cells fold many kernels

@@ -3,6 +3,8 @@
 // of its text picks a hue), and roles have fixed colours like Paraver's state palette.
 // A Palette colours events by name, category or role, and takes the colours a trace
 // brings along (a Paraver .pcf's state colours, stored as meta "paraver.state_color.NAME").
+// Its const methods may be called from several threads at once (the timeline paints its
+// rows on two cores): what it remembers is kept in words written atomically.
 
 #include "model/events.h"
 #include "model/role.h"
@@ -10,6 +12,7 @@
 
 #include <QColor>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -40,8 +43,11 @@ public:
     void setKernelMetric(std::shared_ptr<const KernelMetricColors> metric) { m_kernelMetric = std::move(metric); }
     const KernelMetricColors* kernelMetric() const { return m_kernelMetric.get(); }
 
-    /// An exact interval's colour; remembers name → category for summary cells.
+    /// An exact interval's colour; remembers name → category for summary cells (the first
+    /// category a name is seen with: learnCategory).
     QColor interval(model::StringId name, model::StringId category, model::Role role) const;
+    /// Remembers `category` as the category of `name` unless it has one already.
+    void learnCategory(model::StringId name, model::StringId category) const;
     /// An exact interval of `track`: by its kernel metric in that mode, else as above.
     QColor interval(model::TrackId track, const model::Interval& e) const;
     /// A summary cell's colour (cells know the name and role, not the category: the
@@ -53,14 +59,19 @@ public:
 
 private:
     QColor named(model::StringId id) const;
+    QColor colorOfText(model::StringId id) const;
 
     const model::StringTable* m_strings = nullptr;
     ColorBy m_mode = ColorBy::Name;
     std::unordered_map<std::string, QColor> m_traceColors;
-    mutable std::unordered_map<model::StringId, model::StringId> m_categoryOfName;
-    /// Colour per string id: hashing the text and converting from HSV for every box of
-    /// every frame showed in the paint profile.
-    mutable std::unordered_map<model::StringId, QColor> m_namedCache;
+    /// Per string id of the store (ids beyond are not remembered):
+    /// its colour, 0 until first asked: hashing the text and converting from HSV for every
+    /// box of every frame showed in the paint profile. Two threads asking at once compute
+    /// and store the same word.
+    std::unique_ptr<std::atomic<QRgb>[]> m_namedRgb;
+    /// its category as learned from exact intervals, kUnknownCategory until then.
+    std::unique_ptr<std::atomic<model::StringId>[]> m_categoryOfName;
+    std::size_t m_ids = 0;
     std::shared_ptr<const KernelMetricColors> m_kernelMetric;
 };
 

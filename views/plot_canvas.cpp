@@ -51,7 +51,6 @@ QImage* writableTarget(QPainter& p, QRect area, QRect& inTarget)
 PlotCanvas::PlotCanvas(QPainter& painter, QRect area, QImage& buffer)
     : m_painter(painter)
     , m_area(area)
-    , m_clip(area)
     , m_image(buffer)
     , m_scale(area.isEmpty() ? 0 : wholePixelScale(painter))
 {
@@ -96,38 +95,35 @@ void PlotCanvas::draw()
     m_drawn = true;
 }
 
-void PlotCanvas::setClip(QRect clip)
+void PlotCanvas::Clipped::fill(QRect box, QRgb color) const
 {
-    m_clip = clip.normalized().intersected(m_area);
-}
-
-void PlotCanvas::fill(QRect box, QRgb color)
-{
+    const PlotCanvas& c = *m_canvas;
     box = box.normalized();  // as QPainter takes it
-    if (!pixels()) {
+    if (!c.pixels()) {
         box = box.intersected(m_clip);
         if (!box.isEmpty())
-            m_painter.fillRect(box, QColor::fromRgb(color));
+            c.m_painter.fillRect(box, QColor::fromRgb(color));
         return;
     }
     // ~10^5 calls a frame, most one pixel wide: clip by hand, write without a library call.
-    const int x0 = (std::max(box.left(), m_clip.left()) - m_area.left()) * m_scale;
+    const int scale = c.m_scale;
+    const QRect area = c.m_area;
+    const int x0 = (std::max(box.left(), m_clip.left()) - area.left()) * scale;
     const int x1 =
-        (std::min(box.left() + box.width(), m_clip.left() + m_clip.width()) - m_area.left())
-        * m_scale;
-    const int y0 = (std::max(box.top(), m_clip.top()) - m_area.top()) * m_scale;
+        (std::min(box.left() + box.width(), m_clip.left() + m_clip.width()) - area.left()) * scale;
+    const int y0 = (std::max(box.top(), m_clip.top()) - area.top()) * scale;
     const int y1 =
-        (std::min(box.top() + box.height(), m_clip.top() + m_clip.height()) - m_area.top())
-        * m_scale;
+        (std::min(box.top() + box.height(), m_clip.top() + m_clip.height()) - area.top()) * scale;
     if (x0 >= x1 || y0 >= y1)
         return;
-    QRgb* line = m_bits + y0 * m_stride + x0;
+    const qsizetype stride = c.m_stride;
+    QRgb* line = c.m_bits + y0 * stride + x0;
     if (x1 - x0 == 1) {
-        for (int y = y0; y < y1; ++y, line += m_stride)
+        for (int y = y0; y < y1; ++y, line += stride)
             *line = color;
         return;
     }
-    for (int y = y0; y < y1; ++y, line += m_stride)
+    for (int y = y0; y < y1; ++y, line += stride)
         std::fill(line, line + (x1 - x0), color);
 }
 

@@ -31,10 +31,28 @@ public:
     /// Draws the canvas if draw() has not.
     ~PlotCanvas();
 
-    /// Limits the next fills to `clip` (painter coordinates) within the area, e.g. a row.
-    void setClip(QRect clip);
-    /// Fills `box` (painter coordinates, clipped) with an opaque colour.
-    void fill(QRect box, QRgb color);
+    /// The canvas limited to a clip, e.g. a row: what the rows are painted through.
+    class Clipped
+    {
+    public:
+        /// Fills `box` (painter coordinates, clipped) with an opaque colour.
+        void fill(QRect box, QRgb color) const;
+
+    private:
+        friend class PlotCanvas;
+        Clipped(const PlotCanvas& canvas, QRect clip)
+            : m_canvas(&canvas)
+            , m_clip(clip)
+        {}
+        const PlotCanvas* m_canvas;
+        QRect m_clip;  ///< within the canvas's area
+    };
+    /// The canvas limited to `clip` (painter coordinates). When the canvas writes pixels,
+    /// views of disjoint clips may fill from different threads at once; otherwise their
+    /// boxes go to the painter, from the painter's thread only.
+    Clipped clipped(QRect clip) const { return { *this, clip.normalized().intersected(m_area) }; }
+    /// Fills `box` (painter coordinates, clipped to the area) with an opaque colour.
+    void fill(QRect box, QRgb color) const { clipped(m_area).fill(box, color); }
     /// Puts the pixels on the painter (once); what is painted afterwards goes over them.
     void draw();
     bool pixels() const { return m_scale > 0; }
@@ -42,7 +60,6 @@ public:
 private:
     QPainter& m_painter;
     QRect m_area;
-    QRect m_clip;  ///< within m_area
     QImage& m_image;
     int m_scale = 0;  ///< device pixels per painter unit; 0: boxes go to the painter
     bool m_drawn = false;

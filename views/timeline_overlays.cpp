@@ -30,7 +30,7 @@ void drawArrow(QPainter& p, QPointF from, QPointF to)
 
 } // namespace
 
-void TimelineRenderer::paintCounter(PlotCanvas& canvas, const QFontMetrics& metrics,
+void TimelineRenderer::paintCounter(const PlotCanvas::Clipped& canvas, const RowText& text,
     const TimelineFrame& f, const TimelineRow& row, const storage::TrackSlice& slice,
     PlotMarks& marks) const
 {
@@ -71,12 +71,12 @@ void TimelineRenderer::paintCounter(PlotCanvas& canvas, const QFontMetrics& metr
     }
     // The row's value range, on a plate so it stays legible over a busy envelope (not in
     // rows too low for it, as in the overview strip).
-    if (row.heightPx < metrics.height() + 4)
+    if (row.heightPx < text.heightPx + 4)
         return;
     const QString range = QString::fromStdString(
         model::formatQuantity(vmin, info.unit) + " .. " + model::formatQuantity(vmax, info.unit));
     marks.plates.emplace_back(
-        QRectF(f.labelWidthPx + 2, top, metrics.horizontalAdvance(range) + 6, metrics.height()),
+        QRectF(f.labelWidthPx + 2, top, 0, text.heightPx),  // its width: paintMarks
         range);
 }
 

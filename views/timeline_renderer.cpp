@@ -104,8 +104,9 @@ void TimelineRenderer::paintRuler(QPainter& p, const TimelineFrame& f) const
                QStringLiteral("%1 wide").arg(QString::fromStdString(model::formatDuration(f.window.durationNs()))));
 }
 
-void TimelineRenderer::paintCells(PlotCanvas& canvas, const TimelineFrame& f,
-    const TimelineRow& row, const storage::TrackSlice& slice, const TimelineHighlights& h) const
+void TimelineRenderer::paintCells(const PlotCanvas::Clipped& canvas, const TimelineFrame& f,
+    const TimelineRow& row, const storage::TrackSlice& slice, const TimelineHighlights& h,
+    CellColors& colors) const
 {
     // Cells are folded per pixel column and lane: the column takes the colour of its
     // most covered cell and is shaded by the share of the column's time covered.
@@ -122,7 +123,6 @@ void TimelineRenderer::paintCells(PlotCanvas& canvas, const TimelineFrame& f,
         bool match = false;
     };
     std::vector<Column> columns(static_cast<std::size_t>(width) * row.lanes);
-    auto& colors = m_cellColors;
     for (const storage::IntervalCell& c : slice.cells) {
         if (c.depth >= row.lanes || c.entryCount == 0)
             continue;
@@ -191,9 +191,9 @@ void TimelineRenderer::paintCells(PlotCanvas& canvas, const TimelineFrame& f,
     }
 }
 
-void TimelineRenderer::paintIntervals(PlotCanvas& canvas, const QFontMetrics& metrics,
+void TimelineRenderer::paintIntervals(const PlotCanvas::Clipped& canvas, const RowText& text,
     const TimelineFrame& f, const TimelineRow& row, const storage::TrackSlice& slice,
-    const TimelineHighlights& h, PlotMarks& marks) const
+    const TimelineHighlights& h, PlotMarks& marks, CellColors& colors) const
 {
     const int top = f.rowTop(row);
     const int lane = m_layout.laneHeightPx;
@@ -203,10 +203,10 @@ void TimelineRenderer::paintIntervals(PlotCanvas& canvas, const QFontMetrics& me
     auto pixel = [](double x) {
         return static_cast<int>(std::floor(x + 0.5));
     };
-    const bool labels = lane >= metrics.height() - 2;
-    const int minLabelBoxPx = 6 * metrics.averageCharWidth();
+    const bool labels = text.labels;
+    const int minLabelBoxPx = text.minLabelBoxPx;
     if (slice.intervalLevel > 0)
-        paintCells(canvas, f, row, slice, h);
+        paintCells(canvas, f, row, slice, h, colors);
     // Exact intervals by start time: of those a pixel wide or less, one per pixel
     // column and lane (a whole-run frame of a 100M-event store holds ~10^5).
     std::array<int, TimelineLayout::kMaxLanes> lastThinPx;
@@ -261,7 +261,8 @@ void TimelineRenderer::paintMarks(
                 f.plotRect());
         }
     }
-    for (const auto& [plate, text] : marks.plates) {
+    for (auto [plate, text] : marks.plates) {
+        plate.setWidth(metrics.horizontalAdvance(text) + 6);
         p.setClipRect(f.plotRect());  // drawLine left it on its text
         p.fillRect(plate, QColor(255, 255, 255, 200));
         p.setPen(QColor(0x20, 0x20, 0x20));
@@ -394,6 +395,26 @@ void TimelineRenderer::paintLabelColumn(QPainter& p, const TimelineFrame& f) con
     p.setFont(normal);
 }
 
+namespace {
+
+/// The plot's part of a row: where its pixels go.
+QRect rowRect(const TimelineFrame& f, const TimelineRow& row)
+{
+    return { f.labelWidthPx, f.rowTop(row), f.plotWidthPx(), row.heightPx };
+}
+
+}  // namespace
+
+void TimelineRenderer::paintRow(const PlotCanvas::Clipped& canvas, const RowText& text,
+    const TimelineFrame& f, const TimelineHighlights& h, const RowJob& job, PlotMarks& marks,
+    CellColors& colors) const
+{
+    if (job.row->counter)
+        paintCounter(canvas, text, f, *job.row, *job.slice, marks);
+    else
+        paintIntervals(canvas, text, f, *job.row, *job.slice, h, marks, colors);
+}
+
 void TimelineRenderer::paint(QPainter& p, const TimelineFrame& f, const TimelineData& data,
                              const TimelineHighlights& highlights)
 {
@@ -404,21 +425,64 @@ void TimelineRenderer::paint(QPainter& p, const TimelineFrame& f, const Timeline
     p.save();
     p.setClipRect(plot);
     PlotMarks marks;
-    m_cellColors.fill(CellColor{});  // the palette may have changed since the last frame
     {
         PlotCanvas canvas(p, plot, m_plotPixels);
         const QFontMetrics metrics(p.font());  // costly: once a frame, not per row
+        RowText text;
+        text.labels = m_layout.laneHeightPx >= metrics.height() - 2;
+        text.minLabelBoxPx = 6 * metrics.averageCharWidth();
+        text.heightPx = metrics.height();
+        // A row's work: its events and cells, and a pass over its pixel columns.
+        auto workOf = [&f](const storage::TrackSlice& s) {
+            return s.cells.size() + s.intervals.size() + s.instants.size() + s.instantCells.size()
+                + s.samples.size() + s.counterCells.size()
+                + static_cast<std::size_t>(f.plotWidthPx());
+        };
+        std::vector<RowJob> jobs;
+        std::size_t work = 0;
         for (const TimelineRow& row : m_layout.rows) {
             const int top = f.rowTop(row);
             if (row.group || top + row.heightPx < f.rulerHeightPx || top >= f.heightPx)
                 continue;
             if (const storage::TrackSlice* slice = data.slice(row.track)) {
-                canvas.setClip(QRect(f.labelWidthPx, top, f.plotWidthPx(), row.heightPx));
-                if (row.counter)
-                    paintCounter(canvas, metrics, f, row, *slice, marks);
-                else
-                    paintIntervals(canvas, metrics, f, row, *slice, highlights, marks);
+                jobs.push_back({ &row, slice });
+                work += workOf(*slice);
             }
+        }
+        // Summary cells take a name's category from the frame's exact intervals, whichever
+        // row they are in, and whichever thread paints them.
+        if (m_palette.mode() == ColorBy::Category) {
+            for (const RowJob& job : jobs) {
+                for (const model::Interval& e : job.slice->intervals)
+                    m_palette.learnCategory(e.name, e.category);
+            }
+        }
+        // A busy frame's rows on two cores when the second is free (helper_thread.h): each
+        // row writes its own pixels (the canvas must write pixels itself: a painter is for
+        // one thread) and keeps its own marks, drawn after in row order as one thread
+        // would; each thread keeps its own colour memo.
+        constexpr std::size_t kHelpFrom = 20000;
+        std::array<CellColors, 2> colors;
+        if (m_paintThreads > 1 && canvas.pixels() && work >= kHelpFrom && jobs.size() > 1) {
+            if (!m_helper)
+                m_helper = std::make_unique<HelperThread>();
+            std::vector<PlotMarks> rowMarks(jobs.size());
+            std::array<bool, 2> helped {};
+            m_helper->run(jobs.size(), [&](std::size_t i, int worker) {
+                paintRow(canvas.clipped(rowRect(f, *jobs[i].row)), text, f, highlights, jobs[i],
+                    rowMarks[i], colors[static_cast<std::size_t>(worker)]);
+                helped[static_cast<std::size_t>(worker)] = true;
+            });
+            for (PlotMarks& m : rowMarks) {
+                marks.boxes.insert(marks.boxes.end(), m.boxes.begin(), m.boxes.end());
+                marks.plates.insert(marks.plates.end(), m.plates.begin(), m.plates.end());
+            }
+            m_timings.paintThreads = helped[1] ? 2 : 1;
+        } else {
+            for (const RowJob& job : jobs)
+                paintRow(canvas.clipped(rowRect(f, *job.row)), text, f, highlights, job, marks,
+                    colors[0]);
+            m_timings.paintThreads = 1;
         }
         canvas.draw();
     }

@@ -17,6 +17,8 @@
 
 #include "storage/store/store_reader.h"
 #include "views/color_palette.h"
+#include "views/helper_thread.h"
+#include "views/plot_canvas.h"
 #include "views/timeline_layout.h"
 
 #include <QHash>
@@ -24,10 +26,13 @@
 #include <QPainter>
 #include <QStaticText>
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -106,9 +111,8 @@ struct FrameTimings
 {
     double queryMs = 0;
     double paintMs = 0;
+    int paintThreads = 1;  ///< threads that painted the rows
 };
-
-class PlotCanvas;
 
 class TimelineRenderer
 {
@@ -126,6 +130,9 @@ public:
     /// Queries the frame's window on this thread, then paints it.
     void paint(QPainter& painter, const TimelineFrame& frame, const TimelineHighlights& highlights = {});
     const FrameTimings& lastTimings() const { return m_timings; }
+    /// Threads that paint a busy frame's rows (1 or 2; 2 by default on a machine with
+    /// several cores): the picture is the same either way.
+    void setPaintThreads(int threads) { m_paintThreads = std::clamp(threads, 1, 2); }
 
 private:
     /// What goes over the plot's pixels once they are drawn: names in wide boxes, search
@@ -141,6 +148,24 @@ private:
         model::StringId name = std::numeric_limits<model::StringId>::max();
         model::Role role = model::Role::Useful;
         QRgb rgb = 0;
+    };
+    /// paintCells' colours, direct-mapped, one per painting thread and frame: the rows of
+    /// a frame share their names (a memo per row of 64 missed ~1000 times a row on the 1 B
+    /// run), and the palette may change between frames.
+    using CellColors = std::array<CellColor, 1024>;
+    /// The sizes of the frame's text that the rows need (QFontMetrics stays on the
+    /// painter's thread).
+    struct RowText
+    {
+        bool labels = false;  ///< lanes are high enough for names
+        int minLabelBoxPx = 0;  ///< the narrowest box that gets its name
+        int heightPx = 0;  ///< a line of text
+    };
+    /// One row to paint and its data.
+    struct RowJob
+    {
+        const TimelineRow* row;
+        const storage::TrackSlice* slice;
     };
     /// The label column as painted last, for as long as its key holds.
     struct LabelColumnKey
@@ -165,13 +190,19 @@ private:
     void paintLabelColumn(QPainter& p, const TimelineFrame& f) const;
     /// Group bands and the lines between rows, across the plot.
     void paintRowSeparators(QPainter& p, const TimelineFrame& f) const;
-    void paintIntervals(PlotCanvas& canvas, const QFontMetrics& metrics, const TimelineFrame& f,
+    /// Paints one row (any thread, when the canvas writes pixels: rows are disjoint, and
+    /// what they share is read-only or atomic).
+    void paintRow(const PlotCanvas::Clipped& canvas, const RowText& text, const TimelineFrame& f,
+        const TimelineHighlights& h, const RowJob& job, PlotMarks& marks, CellColors& colors) const;
+    void paintIntervals(const PlotCanvas::Clipped& canvas, const RowText& text,
+        const TimelineFrame& f, const TimelineRow& row, const storage::TrackSlice& slice,
+        const TimelineHighlights& h, PlotMarks& marks, CellColors& colors) const;
+    void paintCells(const PlotCanvas::Clipped& canvas, const TimelineFrame& f,
         const TimelineRow& row, const storage::TrackSlice& slice, const TimelineHighlights& h,
+        CellColors& colors) const;
+    void paintCounter(const PlotCanvas::Clipped& canvas, const RowText& text,
+        const TimelineFrame& f, const TimelineRow& row, const storage::TrackSlice& slice,
         PlotMarks& marks) const;
-    void paintCells(PlotCanvas& canvas, const TimelineFrame& f, const TimelineRow& row,
-        const storage::TrackSlice& slice, const TimelineHighlights& h) const;
-    void paintCounter(PlotCanvas& canvas, const QFontMetrics& metrics, const TimelineFrame& f,
-        const TimelineRow& row, const storage::TrackSlice& slice, PlotMarks& marks) const;
     void paintMarks(QPainter& p, const TimelineFrame& f, const TimelineHighlights& h,
         const PlotMarks& marks) const;
     void paintFlows(QPainter& p, const TimelineFrame& f, const TimelineData& data, const TimelineHighlights& h) const;
@@ -190,9 +221,8 @@ private:
     FrameTimings m_timings;
     mutable std::unordered_map<model::StringId, int> m_labelWidths;  ///< full width of each name
     mutable QImage m_plotPixels;  ///< PlotCanvas's buffer, kept across frames
-    /// paintCells' colours, direct-mapped, cleared every frame: the rows of a frame share
-    /// their names (a memo per row of 64 missed ~1000 times a row on the 1 B run).
-    mutable std::array<CellColor, 1024> m_cellColors;
+    int m_paintThreads = std::thread::hardware_concurrency() > 1 ? 2 : 1;
+    std::unique_ptr<HelperThread> m_helper;  ///< the second core's, made on first use
     mutable std::optional<LabelColumn> m_labelColumn;
     mutable QHash<QString, QStaticText> m_laidOut;  ///< drawLine's texts, in m_laidOutFont
     mutable QString m_laidOutFont;

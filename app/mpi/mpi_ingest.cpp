@@ -7,6 +7,7 @@
 // this build left, and the old store untouched.
 
 #include "app/ingest_plan.h"
+#include "app/mpi/chrome_split.h"
 #include "app/mpi/mpi_comm.h"
 #include "app/mpi/mpi_commands.h"
 #include "app/mpi/mpi_progress.h"
@@ -63,7 +64,8 @@ int ingestCommand(const Comm& comm, const Args& args)
     if (!error.empty())
         return fail(comm, error, {}, request.output);
 
-    const bool split = splitsParaver(comm, plan);
+    const bool paraverSplit = splitsParaver(comm, plan);
+    const bool split = paraverSplit || splitsChrome(comm, plan);
     const int groups = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(comm.size()), plan.traces.size()));
     const std::vector<std::size_t> first = groupsBySize(plan.traceSizes, groups);
     const bool mine = comm.rank() < groups;
@@ -73,7 +75,8 @@ int ingestCommand(const Comm& comm, const Args& args)
 
     // Phase 1: each rank makes its Chrome files' pass 1, the ranks agree on time 0, then
     // each imports its files into its shard, rank 0 showing every rank's reading; or the
-    // ranks share one Paraver file's lines (paraver_split.h).
+    // ranks share one Paraver file's lines (paraver_split.h) or one Chrome file's events
+    // (chrome_split.h).
     std::uint64_t myBytes = 0;
     for (std::size_t i = begin; i < end; ++i)
         myBytes += plan.traceSizes[i];
@@ -107,7 +110,8 @@ int ingestCommand(const Comm& comm, const Args& args)
     std::map<std::string, std::string> report;
     if (split) {
         try {
-            ParaverShare share = importParaverSplit(comm, plan, shard);
+            SplitShare share = paraverSplit ? importParaverSplit(comm, plan, shard)
+                                            : importChromeSplit(comm, plan, shard);
             builder = std::move(share.builder);
             report = std::move(share.report);
             for (const std::string& line : share.warnings)

@@ -3,6 +3,7 @@
 #include "app/file_import.h"
 #include "app/mpi/mpi_comm.h"
 #include "app/mpi/mpi_progress.h"
+#include "app/mpi/split_common.h"
 #include "storage/import/common/gzip_reader.h"
 #include "storage/import/paraver/paraver_importer.h"
 #include "storage/store/input_error.h"
@@ -26,57 +27,8 @@ namespace {
 
 using storage::InputError;
 
-/// The weighing pass parses one line in this many (and every communication).
+/// The weighing pass parses one line in this many.
 constexpr std::size_t kWeighEvery = 16;
-
-/// Reads byte ranges of the trace.
-class RangeReader
-{
-public:
-    explicit RangeReader(const std::filesystem::path& file)
-        : m_name(file.string())
-        , m_file(std::fopen(m_name.c_str(), "rb"))
-    {
-        if (!m_file)
-            throw InputError(m_name + ": cannot be read: " + std::strerror(errno));
-        std::error_code ec;
-        m_size = std::filesystem::file_size(file, ec);
-    }
-    ~RangeReader() { std::fclose(m_file); }
-    RangeReader(const RangeReader&) = delete;
-    RangeReader& operator=(const RangeReader&) = delete;
-
-    std::uint64_t size() const { return m_size; }
-    /// Bytes [from, to) into `out`.
-    void read(std::uint64_t from, std::uint64_t to, std::string& out)
-    {
-        out.resize(static_cast<std::size_t>(to - from));
-        if (to > from
-            && (fseeko(m_file, static_cast<off_t>(from), SEEK_SET) != 0
-                || std::fread(out.data(), 1, out.size(), m_file) != out.size()))
-            throw InputError::atByte(m_name, from, "cannot be read");
-    }
-    /// The start of the line that holds byte `pos` or starts after it: the byte after the
-    /// first '\n' at or after pos - 1 (the end of the file when none).
-    std::uint64_t lineStart(std::uint64_t pos)
-    {
-        if (pos == 0)
-            return 0;
-        std::string block;
-        for (std::uint64_t at = pos - 1; at < m_size; at += block.size()) {
-            read(at, std::min(m_size, at + (std::uint64_t(1) << 16)), block);
-            if (const void* nl = std::memchr(block.data(), '\n', block.size()))
-                return at + static_cast<std::uint64_t>(static_cast<const char*>(nl) - block.data())
-                    + 1;
-        }
-        return m_size;
-    }
-
-private:
-    std::string m_name;
-    std::FILE* m_file;
-    std::uint64_t m_size = 0;
-};
 
 /// The leading numeric fields after the record type of a `1:`, `2:` or `3:` line:
 /// cpu:appl:task:thread (for a communication, the sender's).
@@ -148,36 +100,6 @@ std::uint64_t takeVarint(std::string_view& in)
     return v;
 }
 
-/// The nodes dealt to the ranks: consecutive blocks, balanced by `weights`. Returns the
-/// first node of each rank's block, then the end (blocks of ranks beyond the nodes are
-/// empty).
-std::vector<int> dealNodes(const std::vector<std::int64_t>& weights, int ranks)
-{
-    const int nodes = static_cast<int>(weights.size());
-    std::vector<std::int64_t> before(weights.size() + 1, 0);  // weight of the nodes before c
-    for (std::size_t c = 0; c < weights.size(); ++c)
-        before[c + 1] = before[c] + weights[c];
-    // Cut k: the allowed cut after the previous one nearest to k / ranks of the weight.
-    std::vector<int> first { 0 };
-    for (int k = 1; k < ranks; ++k) {
-        const double target = static_cast<double>(before.back()) * k / ranks;
-        int best = -1;
-        for (int c = first.back() + 1; c < nodes; ++c) {
-            const auto far = [&](int at) {
-                return std::abs(static_cast<double>(before[static_cast<std::size_t>(at)]) - target);
-            };
-            if (best < 0 || far(c) < far(best))
-                best = c;
-        }
-        if (best < 0)
-            break;
-        first.push_back(best);
-    }
-    while (static_cast<int>(first.size()) <= ranks)
-        first.push_back(nodes);
-    return first;
-}
-
 /// One rank's share of the ParaverImportStats, as text for the gather to rank 0.
 std::string encodeShare(const storage::ParaverImportStats& s)
 {
@@ -231,8 +153,7 @@ std::string earliestError(const Comm& comm, const std::string& error, std::uint6
 bool splitsParaver(const Comm& comm, const IngestPlan& plan)
 {
     return comm.size() > 1 && plan.traces.size() == 1 && plan.joins.empty()
-        && plan.formatOf(plan.traces[0]) == storage::TraceFormat::Paraver
-        && !storage::isGzipFile(plan.traces[0]);
+        && plan.formatOf(plan.traces[0]) == storage::TraceFormat::Paraver;
 }
 
 std::uint64_t paraverChunkBytes(int ranks)
@@ -351,7 +272,8 @@ ParaverShare importParaverSplit(
         });
         agree(error);
         weights = comm.sum(weights);
-        firstNode = dealNodes(weights, comm.size());
+        firstNode = dealNodes(
+            weights, std::vector<bool>(static_cast<std::size_t>(nodes) + 1, true), comm.size());
     }
     const int myFirst = firstNode[std::min(me, firstNode.size() - 1)];
     const int myEnd = me + 1 < firstNode.size() ? firstNode[me + 1] : nodes;

@@ -26,6 +26,7 @@
 // no more than 1/K of the file, so that every rank reads).
 
 #include "app/ingest_plan.h"
+#include "app/mpi/split_common.h"
 
 #include <filesystem>
 #include <map>
@@ -42,19 +43,12 @@ namespace strata::app::mpi {
 class Comm;
 class MpiReadProgress;
 
-/// Whether the ranks split the plan's trace between them: one uncompressed Paraver file,
+/// Whether the ranks split the plan's trace between them: one Paraver file (a .prv.gz is
+/// inflated by every rank, each keeping its chunks: split_common.h's RangeReader),
 /// several ranks, no file that joins to it.
 bool splitsParaver(const Comm& comm, const IngestPlan& plan);
 
-struct ParaverShare
-{
-    /// This rank's shard (null on a rank that owns no node).
-    std::unique_ptr<storage::StoreBuilder> builder;
-    /// Rank 0: the file's import report, for the run's meta ("import.0.*").
-    std::map<std::string, std::string> report;
-    /// Rank 0: "FILE: warning: ..." lines.
-    std::vector<std::string> warnings;
-};
+using ParaverShare = SplitShare;
 
 /// Collective: imports the plan's one trace as described above into `shard` (this rank's
 /// temporary shard file). Throws AgreedError, alike on every rank, on bad input or any

@@ -37,7 +37,8 @@ struct SharedTileCache
         , indexes(indexBudgetBytes)
     {
     }
-    std::mutex mutex;  ///< guards `cache`; `indexes` is used under StoreReader's mutex only
+    std::mutex mutex;  ///< guards `cache`
+    std::mutex indexMutex;  ///< guards `indexes` (a query reads cold indexes on two threads)
     TileCache cache;
     LruCache<TrackTileIndex> indexes;
 };
@@ -74,8 +75,11 @@ public:
 
     using IndexPtr = std::shared_ptr<const TrackTileIndex>;
     /// The tile index of a track (local id), from the shared cache or read on the main
-    /// connection. Not for the two query threads: they use what the caller pinned.
-    IndexPtr index(model::TrackId track);
+    /// connection (slot -1), or on connection `slot` (0 or 1) by one of a query's two
+    /// threads.
+    IndexPtr index(model::TrackId track, int slot = -1);
+    /// Whether the shared cache holds the track's index now.
+    bool indexCached(model::TrackId track);
     /// Fills `out[i]` for the tracks `tracks[i]` (local ids), i in [first, last), from
     /// their pinned indexes `indexes[i]`, on connection `slot` (0 or 1).
     void fill(const ViewportQuery& q, const std::vector<model::TrackId>& tracks,

@@ -48,6 +48,7 @@ struct ShardReader::Connection
 {
     std::unique_ptr<SqliteDb> db;
     std::optional<SqliteStatement> payload;
+    std::optional<SqliteStatement> index;  ///< prepared on first use
 
     explicit Connection(const std::filesystem::path& path)
         : db(std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadOnly))

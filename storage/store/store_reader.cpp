@@ -239,6 +239,28 @@ std::optional<std::string> StoreReader::meta(const std::string& key) const
     return it == m_meta->end() ? std::nullopt : std::optional<std::string>(it->second);
 }
 
+void StoreReader::readColdIndexes(const std::vector<model::TrackId>& tracks, std::size_t budget)
+{
+    // A track's index lists every tile of the track (~4 000 on the 1 B run, ~2 M
+    // instructions to decode): a cold frame reads them before it can split its tracks
+    // between cores, so the ones not cached are read on both cores first, each core on
+    // its own connections, in the query's order, up to about the budget the query pins.
+    std::vector<std::pair<std::size_t, model::TrackId>> cold;  // (shard, local track)
+    for (const model::TrackId track : tracks) {
+        const std::size_t shard = shardOf(track);
+        if (!m_shards[shard]->indexCached(local(track, shard)))
+            cold.emplace_back(shard, local(track, shard));
+    }
+    if (cold.size() < 2)
+        return;
+    std::atomic<std::size_t> next = 0, bytes = 0;
+    auto read = [&](int slot) {
+        for (std::size_t i; bytes < budget && (i = next++) < cold.size();)
+            bytes += m_shards[cold[i].first]->index(cold[i].second, slot)->bytes;
+    };
+    shard_reader_detail::runOnTwoCores([&] { read(0); }, [&] { read(1); });
+}
+
 std::vector<TrackSlice> StoreReader::query(const ViewportQuery& q)
 {
     if (q.endNs <= q.startNs || q.pixelWidth <= 0)
@@ -258,6 +280,7 @@ std::vector<TrackSlice> StoreReader::query(const ViewportQuery& q)
     // at once: take the tracks a chunk at a time, each chunk's indexes within half the
     // index budget (and at least one track).
     const std::size_t pinBudget = m_cache->indexes.budget() / 2;
+    readColdIndexes(q.tracks, pinBudget);
     for (std::size_t next = 0; next < q.tracks.size();) {
         std::map<std::size_t, Part> byShard;
         std::size_t pinned = 0, count = 0;

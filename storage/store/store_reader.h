@@ -236,6 +236,8 @@ private:
     model::TrackId local(model::TrackId track, std::size_t shard) const;
     void openStore();
     void openRun(SqliteDb& manifest);
+    /// Reads the indexes of `tracks` that the cache lacks on two cores, up to ~`budget`.
+    void readColdIndexes(const std::vector<model::TrackId>& tracks, std::size_t budget);
 
     std::filesystem::path m_path;
     bool m_isRun = false;

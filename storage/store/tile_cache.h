@@ -46,6 +46,9 @@ public:
         return it->second->value;
     }
 
+    /// Whether `id` is held (neither a hit nor a miss, nor a use).
+    bool contains(std::int64_t id) const { return m_entries.count(id) > 0; }
+
     void insert(std::int64_t id, std::shared_ptr<const Value> value, std::size_t bytes)
     {
         if (bytes > m_budget || m_entries.count(id))

@@ -3,10 +3,11 @@
 
 #include "storage/store/store_builder.h"
 #include "storage/store/store_reader.h"
-#include "tests/support/temp_dir.h"
 #include "views/color_palette.h"
 #include "views/timeline_renderer.h"
 
+#include "tests/support/random_trace.h"
+#include "tests/support/temp_dir.h"
 #include <catch2/catch.hpp>
 
 using namespace strata;
@@ -169,4 +170,67 @@ TEST_CASE("a counter's range lies on a light plate over its envelope, after name
                      << " plate " << onPlate.name().toStdString());
     CHECK(bare.rgb() == envelope.rgb());
     CHECK(onPlate.lightness() > envelope.lightness() + 60);
+}
+
+TEST_CASE(
+    "a busy frame painted on two threads is the picture one thread paints", "[gui][timeline]") {
+    // Three nodes of random rows: summary cells, exact intervals, instants and counters,
+    // with categories (kernels under cpu ops), so that the rows split between threads
+    // share names, colours and the categories the summary cells borrow.
+    test::TempDir dir;
+    const auto path = dir / "busy.strata";
+    {
+        storage::MemoryTrace trace;
+        test::RandomTraceOptions options;
+        options.nodes = 3;
+        options.intervalsPerThread = 20000;
+        test::makeRandomTrace(options, trace);
+        storage::StoreBuilder builder(path);
+        trace.replayInto(builder);
+        builder.finish();
+    }
+    storage::StoreReader store(path);
+    model::StringId gemm = model::kEmptyString;
+    REQUIRE(store.strings().find("gemm", gemm));
+    int twoThreadFrames = 0;
+    for (const views::ColorBy mode : { views::ColorBy::Name, views::ColorBy::Category }) {
+        views::TimelineRenderer one(store), two(store);
+        one.setPaintThreads(1);
+        two.setPaintThreads(2);
+        for (views::TimelineRenderer* r : { &one, &two })
+            r->palette().setMode(mode);
+        views::TimelineHighlights search;
+        search.matches = { gemm };
+        // The whole run (cells), a zoom (exact boxes with names), each with a search.
+        const model::TimeRange windows[] = { { 0, 50'000'000 }, { 20'000'000, 20'400'000 } };
+        for (const model::TimeRange window : windows) {
+            for (const views::TimelineHighlights& h : { views::TimelineHighlights {}, search }) {
+                views::TimelineFrame frame;
+                frame.window = window;
+                frame.widthPx = 1400;
+                frame.heightPx = 900;
+                QImage a(frame.widthPx, frame.heightPx, QImage::Format_RGB32);
+                {
+                    QPainter p(&a);
+                    one.paint(p, frame, h);
+                }
+                CHECK(one.lastTimings().paintThreads == 1);
+                // The helper joins in when it gets the second core in time: a few tries.
+                for (int attempt = 0; attempt < 10; ++attempt) {
+                    QImage b(a.size(), a.format());
+                    {
+                        QPainter p(&b);
+                        two.paint(p, frame, h);
+                    }
+                    CAPTURE(static_cast<int>(mode), window.startNs, h.matches.size(), attempt);
+                    CHECK(a == b);
+                    if (two.lastTimings().paintThreads == 2) {
+                        ++twoThreadFrames;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    CHECK(twoThreadFrames >= 2);
 }

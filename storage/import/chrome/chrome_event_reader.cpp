@@ -82,6 +82,15 @@ ChromeEventReader::ChromeEventReader(GzipReader& input, std::string fileName, bo
     m_buf.resize(kInitialWindowBytes);
 }
 
+void ChromeEventReader::startInArray(std::uint64_t offset, bool bareArray, std::uint64_t index)
+{
+    m_base = offset;
+    m_bareArray = bareArray;
+    m_sawEvents = true;
+    m_nextIndex = index;
+    m_state = State::ArrayNext;
+}
+
 void ChromeEventReader::fail(std::uint64_t offset, const std::string& what) const
 {
     throw InputError::atByte(m_fileName, offset, what);
@@ -394,6 +403,11 @@ bool ChromeEventReader::next()
             }
             if (c != '{')
                 fail(position(), "expected '{' (an event object) or ']'");
+            if (position() >= m_stopAt) {
+                m_stopped = true;
+                m_state = State::Finished;
+                return false;
+            }
             if (m_batches && takeScanned()) {
                 m_state = State::ArrayCommaOrEnd;
                 return true;

@@ -65,6 +65,15 @@ public:
     /// handed out one by one, in file order, exactly as with one thread.
     void setScanThreads(int threads);
 
+    /// Reads from inside the traceEvents array: `input` starts at byte `offset` of the file,
+    /// where an event starts (found by a reader that read up to there), and that event is
+    /// the array's `index`-th. For one file read in parts by several processes (app/mpi/).
+    void startInArray(std::uint64_t offset, bool bareArray, std::uint64_t index);
+    /// next() returns false at an event that starts at or after byte `offset`, which is
+    /// left unread (stopped() then tells, and position() is its offset).
+    void stopAt(std::uint64_t offset) { m_stopAt = offset; }
+    bool stopped() const { return m_stopped; }
+
     /// Moves to the next event of the traceEvents array; false at its end (or at the end
     /// of a truncated file). After false, the rest of the top-level object has been read.
     bool next();
@@ -140,6 +149,8 @@ private:
     std::string m_endNote;
     std::vector<std::pair<std::string, std::string>> m_topLevel;
     std::unique_ptr<Batches> m_batches;  // with more than one scan thread
+    std::uint64_t m_stopAt = UINT64_MAX;
+    bool m_stopped = false;
 };
 
 }  // namespace strata::storage

@@ -18,6 +18,18 @@ using model::TrackId;
 
 namespace {
 
+// The event being converted: its members, its offset in the file and its index in the
+// array (a ChromeEventReader's current event, or one sent by another process).
+struct EventRef
+{
+    const ChromeEventFields& fields;
+    std::uint64_t offset = 0;
+    std::uint64_t index = 0;
+    const ChromeEventFields& event() const { return fields; }
+    std::uint64_t eventOffset() const { return offset; }
+    std::uint64_t eventIndex() const { return index; }
+};
+
 // One end of a flow arrow.
 struct FlowPoint
 {
@@ -72,29 +84,26 @@ public:
         m_phaseCounts.fill(0);
     }
 
-    void event(const ChromeEventReader& reader);
+    void event(const EventRef& reader);
     void finish();
 
 private:
     TimeNs rel(TimeNs absNs) const { return absNs - m_offsetNs; }
     TrackId processTrack(std::uint32_t p);
     TrackId threadTrack(std::uint32_t t);
-    std::string_view args(const ChromeEventReader& reader);
+    std::string_view args(const EventRef& reader);
     model::Role role(model::StringId name, model::StringId category);
     void emitInterval(TrackId track, std::uint32_t thread, const model::Interval& interval,
         std::string_view args);
-    void complete(
-        const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts, MicrosValue dur);
-    void checkTypes(const ChromeEventReader& reader, Phase phase);
-    void begin(const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts);
-    void end(const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts);
-    void counter(
-        const ChromeEventReader& reader, std::string_view pid, std::uint32_t process, TimeNs ts);
-    void flow(const ChromeEventReader& reader, Phase phase, std::uint32_t thread, TimeNs ts,
-        TimeNs absTs);
+    void complete(const EventRef& reader, std::uint32_t thread, TimeNs ts, MicrosValue dur);
+    void checkTypes(const EventRef& reader, Phase phase);
+    void begin(const EventRef& reader, std::uint32_t thread, TimeNs ts);
+    void end(const EventRef& reader, std::uint32_t thread, TimeNs ts);
+    void counter(const EventRef& reader, std::string_view pid, std::uint32_t process, TimeNs ts);
+    void flow(const EventRef& reader, Phase phase, std::uint32_t thread, TimeNs ts, TimeNs absTs);
     void emitFlow(const FlowPoint& from, const FlowPoint& to);
-    void async(const ChromeEventReader& reader, Phase phase, std::string_view pid,
-        std::uint32_t process, TimeNs ts);
+    void async(const EventRef& reader, Phase phase, std::string_view pid, std::uint32_t process,
+        TimeNs ts);
 
     ChromeLayout& m_layout;
     TraceSink& m_sink;
@@ -105,6 +114,11 @@ private:
     std::unordered_map<std::uint64_t, model::Role> m_roles;
     StringMap<TrackId> m_counterTracks;
     StringMap<TrackId> m_asyncTracks;
+    // Sort keys of a process's counter and group tracks: their order among the process's
+    // own, so that a process's tracks do not depend on the other processes (one file
+    // imported by several processes, each owning some pids, gives the same tracks).
+    std::unordered_map<std::uint32_t, std::int64_t> m_counterTracksOf;
+    std::unordered_map<std::uint32_t, std::int64_t> m_asyncTracksOf;
     StringMap<std::vector<OpenAsync>> m_openAsync;
     StringMap<PendingFlow> m_flows;
     std::vector<DeferredFlow> m_deferredFlows;
@@ -131,7 +145,7 @@ TrackId MainPass::threadTrack(std::uint32_t t)
     return info.track;
 }
 
-std::string_view MainPass::args(const ChromeEventReader& reader)
+std::string_view MainPass::args(const EventRef& reader)
 {
     std::string_view raw = reader.event().args;
     if (raw.size() < 2 || raw.front() != '{')
@@ -173,8 +187,7 @@ void MainPass::emitInterval(
     }
 }
 
-void MainPass::complete(
-    const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts, MicrosValue dur)
+void MainPass::complete(const EventRef& reader, std::uint32_t thread, TimeNs ts, MicrosValue dur)
 {
     model::Interval interval;
     interval.startNs = ts;
@@ -196,7 +209,7 @@ void MainPass::complete(
     emitInterval(threadTrack(thread), thread, interval, args(reader));
 }
 
-void MainPass::begin(const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts)
+void MainPass::begin(const EventRef& reader, std::uint32_t thread, TimeNs ts)
 {
     OpenSlice slice;
     slice.offset = reader.eventOffset();
@@ -209,7 +222,7 @@ void MainPass::begin(const ChromeEventReader& reader, std::uint32_t thread, Time
     m_layout.threads[thread].open.push_back(std::move(slice));
 }
 
-void MainPass::end(const ChromeEventReader& reader, std::uint32_t thread, TimeNs ts)
+void MainPass::end(const EventRef& reader, std::uint32_t thread, TimeNs ts)
 {
     ThreadInfo& t = m_layout.threads[thread];
     if (t.open.empty()) {
@@ -239,7 +252,7 @@ void MainPass::end(const ChromeEventReader& reader, std::uint32_t thread, TimeNs
 }
 
 void MainPass::counter(
-    const ChromeEventReader& reader, std::string_view pid, std::uint32_t process, TimeNs ts)
+    const EventRef& reader, std::string_view pid, std::uint32_t process, TimeNs ts)
 {
     std::string_view argsRaw = reader.event().args;
     if (argsRaw.empty() || argsRaw.front() != '{') {
@@ -281,7 +294,7 @@ void MainPass::counter(
         if (it == m_counterTracks.end()) {
             std::string series = keyCount == 1 ? base : base + "." + std::string(f.key);
             TrackId track = m_sink.addTrack(processTrack(process), model::ResourceKind::Counter,
-                series, static_cast<std::int64_t>(m_counterTracks.size()));
+                series, m_counterTracksOf[process]++);
             it = m_counterTracks.emplace(m_key, track).first;
         }
         m_sink.addCounterSample(it->second, model::CounterSample { ts, value });
@@ -305,7 +318,7 @@ void MainPass::emitFlow(const FlowPoint& from, const FlowPoint& to)
 }
 
 void MainPass::flow(
-    const ChromeEventReader& reader, Phase phase, std::uint32_t thread, TimeNs ts, TimeNs absTs)
+    const EventRef& reader, Phase phase, std::uint32_t thread, TimeNs ts, TimeNs absTs)
 {
     FlowPoint point;
     point.offset = reader.eventOffset();
@@ -365,8 +378,8 @@ void MainPass::flow(
         m_flows.erase(it);
 }
 
-void MainPass::async(const ChromeEventReader& reader, Phase phase, std::string_view pid,
-    std::uint32_t process, TimeNs ts)
+void MainPass::async(
+    const EventRef& reader, Phase phase, std::string_view pid, std::uint32_t process, TimeNs ts)
 {
     std::string_view name = jsonString(reader.event().name, m_s1).value_or("");
     std::string_view cat = jsonString(reader.event().cat, m_s2).value_or("");
@@ -395,8 +408,7 @@ void MainPass::async(const ChromeEventReader& reader, Phase phase, std::string_v
         auto it = m_asyncTracks.find(m_key);
         if (it == m_asyncTracks.end()) {
             TrackId track = m_sink.addTrack(processTrack(process), model::ResourceKind::Group,
-                std::string(name.empty() ? "async" : name),
-                static_cast<std::int64_t>(m_asyncTracks.size()));
+                std::string(name.empty() ? "async" : name), m_asyncTracksOf[process]++);
             it = m_asyncTracks.emplace(m_key, track).first;
         }
         return it->second;
@@ -453,7 +465,7 @@ void MainPass::async(const ChromeEventReader& reader, Phase phase, std::string_v
 // Members of the wrong type that the event is imported without: its name left empty, its
 // args ignored, a pid or tid named by its JSON text ("null", "{...}"). A number or string
 // is right for a pid or tid.
-void MainPass::checkTypes(const ChromeEventReader& reader, Phase phase)
+void MainPass::checkTypes(const EventRef& reader, Phase phase)
 {
     const ChromeEventFields& e = reader.event();
     auto notString = [](std::string_view raw) {
@@ -471,7 +483,7 @@ void MainPass::checkTypes(const ChromeEventReader& reader, Phase phase)
         m_stats.badIds.add(reader.eventOffset());
 }
 
-void MainPass::event(const ChromeEventReader& reader)
+void MainPass::event(const EventRef& reader)
 {
     ++m_stats.totalEvents;
     auto ph = jsonString(reader.event().ph, m_s1);
@@ -609,11 +621,19 @@ void MainPass::finish()
     }
     for (const auto& [ph, n] : m_otherPhases)
         m_stats.eventsByPhase[ph] += n;
-    if (m_stats.unknownPhases.count > 0) {
-        std::string& text = m_stats.unknownPhasesText;
+    describeUnknownPhases(m_stats);
+}
+
+}  // namespace
+
+void describeUnknownPhases(ImportStats& stats)
+{
+    stats.unknownPhasesText.clear();
+    if (stats.unknownPhases.count > 0) {
+        std::string& text = stats.unknownPhasesText;
         text = "phases Strata does not import (";
         int listed = 0;
-        for (const auto& [ph, n] : m_stats.eventsByPhase) {
+        for (const auto& [ph, n] : stats.eventsByPhase) {
             const bool printable = ph.size() <= 8 && std::all_of(ph.begin(), ph.end(), [](char c) {
                 return c >= ' ' && c <= '~' && c != '"';
             });
@@ -628,8 +648,6 @@ void MainPass::finish()
         text = listed == 0 ? std::string() : text + ')';
     }
 }
-
-}  // namespace
 
 struct ChromeJsonConverter::State
 {
@@ -648,7 +666,13 @@ ChromeJsonConverter::~ChromeJsonConverter() = default;
 
 void ChromeJsonConverter::event(const ChromeEventReader& reader)
 {
-    m_state->pass.event(reader);
+    m_state->pass.event({ reader.event(), reader.eventOffset(), reader.eventIndex() });
+}
+
+void ChromeJsonConverter::event(
+    const ChromeEventFields& event, std::uint64_t offset, std::uint64_t index)
+{
+    m_state->pass.event({ event, offset, index });
 }
 
 void ChromeJsonConverter::finish()

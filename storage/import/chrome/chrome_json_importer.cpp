@@ -1,6 +1,7 @@
 #include "storage/import/chrome/chrome_json_importer.h"
 
 #include "storage/import/chrome/chrome_json_importer_p.h"
+#include "storage/import/chrome/chrome_json_split.h"
 #include "storage/import/common/gzip_reader.h"
 #include "storage/store/input_error.h"
 #include "storage/store/trace_sink.h"
@@ -65,57 +66,27 @@ ImportStats importChromeJson(const std::filesystem::path& path, TraceSink& sink,
     const ChromeImportOptions& options, const ProgressFn& progress)
 {
     const std::string fileName = path.string();
-    ImportStats stats;
-
-    // Pass 1: the layout (a copy of the one made ahead: pass 2 writes into its own).
-    ChromeLayout layout = options.prescan.layout
-        ? *options.prescan.layout
-        : *prescanChromeJson(path, options, progress).layout;
-    const std::optional<std::int64_t> rank =
-        options.rank >= 0 ? std::optional<std::int64_t>(options.rank) : layout.rank;
-    layout.finalize(rank);
-
-    const TimeNs base = layout.baseTimeNs.value_or(0);
-    const TimeNs minTs = layout.minTsNs == kNoTime ? 0 : layout.minTsNs;
-    const TimeNs originAbs = options.originNs ? *options.originNs : base + minTs;
-    stats.originNs = originAbs;
-    sink.setMeta("origin_ns", std::to_string(originAbs));
-    if (rank)
-        sink.setMeta("rank", std::to_string(*rank));
-    if (layout.worldSize)
-        sink.setMeta("world_size", std::to_string(*layout.worldSize));
-    if (!layout.deviceProperties.empty())
-        sink.setMeta("device_properties", layout.deviceProperties);
-
-    // Pass 2: the events.
+    // Pass 1: the layout (made ahead, or now), then pass 2: the events.
+    ChromeEventImporter importer(
+        options.prescan.layout ? options.prescan : prescanChromeJson(path, options, progress), sink,
+        options, fileName);
     GzipReader input(path, true);
     ChromeEventReader reader(input, fileName, false);
     reader.setScanThreads(options.threads);
     ProgressReporter reporter(progress, input, 2);
-    ChromeJsonConverter pass(layout, sink, stats, originAbs - base);
     while (reader.next()) {
-        pass.event(reader);
+        importer.event(reader);
         reporter.tick();
     }
-    pass.finish();
+    ImportStats stats = importer.finish();
     reporter.report(input.fileSizeBytes());
 
     stats.bytes = reader.position();
-    stats.endNs = layout.maxEndNs == kNoTime ? 0 : layout.maxEndNs + base - originAbs;
-    if (reader.truncated()) {
-        stats.truncated = true;
-        stats.warnings.push_back("truncated: " + reader.truncation() + "; read "
-            + std::to_string(stats.totalEvents) + " events up to the last whole one");
-    }
-    if (input.truncated()) {
-        stats.truncated = true;
-        stats.warnings.push_back("truncated: the gzip stream ends early (after "
-            + std::to_string(input.bytesRead()) + " uncompressed bytes)");
-    }
-    if (!reader.endNote().empty())
-        stats.warnings.push_back(reader.endNote());
-    for (std::string& line : anomalyWarnings(stats.rows(), "byte"))
-        stats.warnings.push_back(std::move(line));
+    finishChromeStats(stats, reader.truncation(),
+        input.truncated() ? "the gzip stream ends early (after " + std::to_string(input.bytesRead())
+                + " uncompressed bytes)"
+                          : std::string(),
+        reader.endNote());
     return stats;
 }
 

@@ -100,6 +100,7 @@ struct ProcessInfo
 {
     std::string pid;
     std::string metaName;  // process_name
+    bool metaNameSet = false;  // (a later process_name "" clears it)
     std::vector<std::string> labels;  // process_labels
     std::optional<std::int64_t> sortIndex;  // process_sort_index
     bool cpuWork = false;
@@ -120,6 +121,7 @@ struct ThreadInfo
     std::uint32_t process = 0;
     std::string tid;
     std::string metaName;  // thread_name
+    bool metaNameSet = false;
     std::optional<std::int64_t> sortIndex;  // thread_sort_index
     bool cpuWork = false;
     bool gpuWork = false;
@@ -158,6 +160,11 @@ public:
     std::uint32_t thread(std::string_view pid, std::string_view tid);
     std::uint32_t process(std::string_view pid);
 
+    /// Adds what pass 1 learnt from the rest of the file after this layout's part (the
+    /// events that follow, then the top-level members after them): the result is the
+    /// layout of both parts read as one.
+    void append(const ChromeLayout& later);
+
     /// Decides kinds, names and sort keys of all tracks (a pid holding both GPU streams and
     /// host threads becomes a GPU and a process); `rank` names the processes.
     void finalize(std::optional<std::int64_t> rankToShow);
@@ -183,12 +190,17 @@ public:
     ChromeJsonConverter& operator=(const ChromeJsonConverter&) = delete;
 
     void event(const ChromeEventReader& reader);
+    /// An event read elsewhere: its members, its offset in the file, its index in the array.
+    void event(const ChromeEventFields& event, std::uint64_t offset, std::uint64_t index);
     void finish();
 
 private:
     struct State;
     std::unique_ptr<State> m_state;
 };
+
+/// Sets stats.unknownPhasesText from stats.eventsByPhase (when unknownPhases has events).
+void describeUnknownPhases(ImportStats& stats);
 
 /// Pass 1 over `reader` (which keeps the top-level members). `onEvent` is called after
 /// each event, for progress.

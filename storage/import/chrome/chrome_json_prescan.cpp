@@ -149,8 +149,10 @@ void readMetadata(ChromeLayout& layout, ChromeEventReader& reader, std::string& 
     if (*name == "process_name" || *name == "process_labels" || *name == "process_sort_index") {
         ProcessInfo& p = layout.processes[layout.process(pid)];
         if (*name == "process_name") {
-            if (auto v = jsonString(findJsonField(args, "name"), scratch))
+            if (auto v = jsonString(findJsonField(args, "name"), scratch)) {
                 p.metaName = trimmed(*v);
+                p.metaNameSet = true;
+            }
         } else if (*name == "process_labels") {
             if (auto v = jsonString(findJsonField(args, "labels"), scratch))
                 p.labels.push_back(trimmed(*v));
@@ -160,8 +162,10 @@ void readMetadata(ChromeLayout& layout, ChromeEventReader& reader, std::string& 
     } else if (*name == "thread_name" || *name == "thread_sort_index") {
         ThreadInfo& t = layout.threads[layout.thread(pid, tid)];
         if (*name == "thread_name") {
-            if (auto v = jsonString(findJsonField(args, "name"), scratch))
+            if (auto v = jsonString(findJsonField(args, "name"), scratch)) {
                 t.metaName = trimmed(*v);
+                t.metaNameSet = true;
+            }
         } else if (auto v = parseInteger(findJsonField(args, "sort_index"))) {
             t.sortIndex = *v;
         }
@@ -170,6 +174,10 @@ void readMetadata(ChromeLayout& layout, ChromeEventReader& reader, std::string& 
 
 void readTopLevel(ChromeLayout& layout)
 {
+    layout.rank.reset();
+    layout.worldSize.reset();
+    layout.baseTimeNs.reset();
+    layout.deviceProperties.clear();
     std::vector<JsonField> fields;
     std::string scratch;
     for (const auto& [key, value] : layout.topLevel) {
@@ -378,6 +386,52 @@ std::uint32_t ChromeLayout::thread(std::string_view pid, std::string_view tid)
     m_lastKey = m_key;
     m_lastThread = index;
     return index;
+}
+
+void ChromeLayout::append(const ChromeLayout& later)
+{
+    // Processes and threads in the order they first appear, those of this part first.
+    for (const ProcessInfo& from : later.processes) {
+        ProcessInfo& p = processes[process(from.pid)];
+        if (from.metaNameSet) {  // the last process_name wins, as in one pass
+            p.metaName = from.metaName;
+            p.metaNameSet = true;
+        }
+        p.labels.insert(p.labels.end(), from.labels.begin(), from.labels.end());
+        if (from.sortIndex)
+            p.sortIndex = from.sortIndex;
+        p.cpuWork = p.cpuWork || from.cpuWork;
+        p.gpuWork = p.gpuWork || from.gpuWork;
+        p.hasEvents = p.hasEvents || from.hasEvents;
+        if (!p.device)  // the first GPU slice's
+            p.device = from.device;
+    }
+    for (const ThreadInfo& from : later.threads) {
+        ThreadInfo& t = threads[thread(later.processes[from.process].pid, from.tid)];
+        if (from.metaNameSet) {
+            t.metaName = from.metaName;
+            t.metaNameSet = true;
+        }
+        if (from.sortIndex)
+            t.sortIndex = from.sortIndex;
+        t.cpuWork = t.cpuWork || from.cpuWork;
+        t.gpuWork = t.gpuWork || from.gpuWork;
+        t.maxEndNs = std::max(t.maxEndNs, from.maxEndNs);
+        t.nextSliceFlowNs.insert(
+            t.nextSliceFlowNs.end(), from.nextSliceFlowNs.begin(), from.nextSliceFlowNs.end());
+    }
+    if (later.minTsNs != kNoTime)
+        minTsNs = minTsNs == kNoTime ? later.minTsNs : std::min(minTsNs, later.minTsNs);
+    maxEndNs = std::max(maxEndNs, later.maxEndNs);
+    for (const auto& [series, keys] : later.counterKeys) {
+        std::vector<std::string>& mine = counterKeys[series];
+        for (const std::string& key : keys) {
+            if (std::find(mine.begin(), mine.end(), key) == mine.end())
+                mine.push_back(key);
+        }
+    }
+    topLevel.insert(topLevel.end(), later.topLevel.begin(), later.topLevel.end());
+    readTopLevel(*this);
 }
 
 void ChromeLayout::finalize(std::optional<std::int64_t> rankToShow)

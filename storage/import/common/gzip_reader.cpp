@@ -68,6 +68,17 @@ public:
     Source(const Source&) = delete;
     Source& operator=(const Source&) = delete;
 
+    /// Moves an uncompressed file's stream to byte `offset` (before anything is produced).
+    void seek(std::uint64_t offset)
+    {
+        if (m_compressed)
+            throw std::logic_error("GzipReader: a gzip stream cannot start at an offset");
+        if (fseeko(m_file, static_cast<off_t>(offset), SEEK_SET) != 0)
+            throw InputError::atByte(m_name, offset, "cannot be read");
+        m_inputEof = false;
+        refillInput();
+    }
+
     bool compressed() const { return m_compressed; }
     std::uint64_t fileSize() const { return m_fileSize; }
     std::uint64_t fileBytesRead() const { return m_fileBytesRead.load(std::memory_order_relaxed); }
@@ -308,11 +319,13 @@ struct GzipReader::Prefetcher
     std::jthread m_thread;  // last: joined first on destruction, before the blocks go
 };
 
-GzipReader::GzipReader(const std::filesystem::path& path, bool prefetch)
+GzipReader::GzipReader(const std::filesystem::path& path, bool prefetch, std::uint64_t startAt)
     : m_source(std::make_unique<Source>(path))
 {
     m_compressed = m_source->compressed();
     m_fileSizeBytes = m_source->fileSize();
+    if (startAt > 0)
+        m_source->seek(startAt);
     if (prefetch)
         m_prefetcher = std::make_unique<Prefetcher>(*m_source);
 }

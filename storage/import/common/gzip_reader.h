@@ -26,8 +26,11 @@ public:
     static constexpr std::size_t kBlockBytes = std::size_t(1) << 20;
     static constexpr int kBlocks = 4;
 
-    /// Opens `path`; throws InputError when it cannot be read.
-    explicit GzipReader(const std::filesystem::path& path, bool prefetch = false);
+    /// Opens `path`; throws InputError when it cannot be read. `startAt`: the content starts
+    /// at this byte of an uncompressed file (a part of one file read by several processes,
+    /// app/mpi/); std::logic_error for a gzip file.
+    explicit GzipReader(
+        const std::filesystem::path& path, bool prefetch = false, std::uint64_t startAt = 0);
     ~GzipReader();
     GzipReader(const GzipReader&) = delete;
     GzipReader& operator=(const GzipReader&) = delete;
