@@ -426,9 +426,9 @@ TEST_CASE("flows between the shards of a run read like the single store's", "[st
     };
     std::size_t crossing = 0, flows = 0;
     const auto flowText = [](const storage::StoreReader& store,
-                              const std::vector<model::Flow>& flows) {
+                              const std::vector<model::Flow>& slice) {
         std::ostringstream out;
-        for (const model::Flow& f : flows)
+        for (const model::Flow& f : slice)
             out << f.fromNs << " " << f.toTrack << " " << f.toNs << " "
                 << store.strings().text(f.name) << " " << f.sizeBytes << " " << f.tag << "\n";
         return out.str();
