@@ -76,10 +76,7 @@ PlotCanvas::PlotCanvas(QPainter& painter, QRect area, QImage& buffer)
         m_bits = reinterpret_cast<QRgb*>(m_image.bits());
         m_stride = m_image.bytesPerLine() / static_cast<qsizetype>(sizeof(QRgb));
     }
-    static_assert(qRgb(255, 255, 255) == 0xffffffffu, "white is all bits set: memset paints it");
-    for (int y = 0; y < size.height(); ++y)
-        std::memset(
-            m_bits + y * m_stride, 0xff, static_cast<std::size_t>(size.width()) * sizeof(QRgb));
+    m_cleared.assign(static_cast<std::size_t>(size.height()), 0);
 }
 
 PlotCanvas::~PlotCanvas()
@@ -87,12 +84,47 @@ PlotCanvas::~PlotCanvas()
     draw();
 }
 
+namespace {
+
+void whiten(QRgb* line, int width)
+{
+    static_assert(qRgb(255, 255, 255) == 0xffffffffu, "white is all bits set: memset paints it");
+    std::memset(line, 0xff, static_cast<std::size_t>(width) * sizeof(QRgb));
+}
+
+}  // namespace
+
 void PlotCanvas::draw()
 {
-    if (pixels() && !m_drawn)
+    if (!pixels())
+        return;
+    const int width = m_area.width() * m_scale;
+    for (std::size_t y = 0; y < m_cleared.size(); ++y) {
+        if (!m_cleared[y])
+            whiten(m_bits + static_cast<qsizetype>(y) * m_stride, width);
+    }
+    m_cleared.assign(m_cleared.size(), 1);  // drawn once: a second draw() changes nothing
+    if (!m_drawn)
         m_painter.drawImage(
             m_area.topLeft(), m_image, QRect(QPoint(0, 0), m_area.size() * m_scale));
     m_drawn = true;
+}
+
+void PlotCanvas::Clipped::clear() const
+{
+    const PlotCanvas& c = *m_canvas;
+    if (!c.pixels() || m_clip.isEmpty())
+        return;  // the painter's area was filled white when the canvas began
+    const int scale = c.m_scale;
+    const int x0 = (m_clip.left() - c.m_area.left()) * scale;
+    const int width = m_clip.width() * scale;
+    const bool wholeLines = x0 == 0 && width == c.m_area.width() * scale;
+    for (int y = (m_clip.top() - c.m_area.top()) * scale, end = y + m_clip.height() * scale;
+         y < end; ++y) {
+        whiten(c.m_bits + y * c.m_stride + x0, width);
+        if (wholeLines)
+            c.m_cleared[static_cast<std::size_t>(y)] = 1;
+    }
 }
 
 void PlotCanvas::Clipped::fill(QRect box, QRgb color) const

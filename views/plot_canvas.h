@@ -12,10 +12,15 @@
 //
 // One canvas for the whole plot, not one per row: a row's canvas cleared and blitted its
 // own pixels, so each frame wrote the plot three times (the frame's white, the row's
-// white, the blit) and made ~30 blits; now it is cleared once and blitted once.
+// white, the blit) and made ~30 blits; now it is cleared once and blitted once. The
+// clearing is the rows' own (Clipped::clear): a whole 1920x1080 plot cleared up front was
+// a fifth of a busy frame's paint on the painter's thread, and the rows share it between
+// the cores and paint into lines still in the cache; draw() whitens the lines no row took.
 
 #include <QImage>
 #include <QPainter>
+
+#include <vector>
 
 namespace strata::views {
 
@@ -23,8 +28,9 @@ class PlotCanvas
 {
 public:
     /// Starts a canvas covering `area` (painter coordinates), white where nothing is
-    /// filled. The painter's state (transform, clip) must not change until the canvas is
-    /// drawn. `buffer` is reused across frames.
+    /// filled: fill within a view only after clearing it (Clipped::clear), or draw() may
+    /// whiten the lines. The painter's state (transform, clip) must not change until the
+    /// canvas is drawn. `buffer` is reused across frames.
     PlotCanvas(QPainter& painter, QRect area, QImage& buffer);
     PlotCanvas(const PlotCanvas&) = delete;
     PlotCanvas& operator=(const PlotCanvas&) = delete;
@@ -37,6 +43,8 @@ public:
     public:
         /// Fills `box` (painter coordinates, clipped) with an opaque colour.
         void fill(QRect box, QRgb color) const;
+        /// Makes the clip white: first thing, before any fill in it.
+        void clear() const;
 
     private:
         friend class PlotCanvas;
@@ -51,9 +59,8 @@ public:
     /// views of disjoint clips may fill from different threads at once; otherwise their
     /// boxes go to the painter, from the painter's thread only.
     Clipped clipped(QRect clip) const { return { *this, clip.normalized().intersected(m_area) }; }
-    /// Fills `box` (painter coordinates, clipped to the area) with an opaque colour.
-    void fill(QRect box, QRgb color) const { clipped(m_area).fill(box, color); }
-    /// Puts the pixels on the painter (once); what is painted afterwards goes over them.
+    /// Puts the pixels on the painter (once), the lines no view cleared made white first;
+    /// what is painted afterwards goes over them.
     void draw();
     bool pixels() const { return m_scale > 0; }
 
@@ -65,6 +72,9 @@ private:
     bool m_drawn = false;
     QRgb* m_bits = nullptr;
     qsizetype m_stride = 0;  ///< pixels per image line
+    /// Per image line: whitened by a view's clear(). One byte each: views of disjoint
+    /// lines clear from different threads.
+    mutable std::vector<char> m_cleared;
 };
 
 /// Device pixels per painter unit when the painter maps its coordinates onto a raster

@@ -409,6 +409,7 @@ void TimelineRenderer::paintRow(const PlotCanvas::Clipped& canvas, const RowText
     const TimelineFrame& f, const TimelineHighlights& h, const RowJob& job, PlotMarks& marks,
     CellColors& colors) const
 {
+    canvas.clear();
     if (job.row->counter)
         paintCounter(canvas, text, f, *job.row, *job.slice, marks);
     else

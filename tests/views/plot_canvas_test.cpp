@@ -23,12 +23,12 @@ namespace {
 /// Paints `draw` straight onto an image (the pixel path) and through a QPicture replayed
 /// onto an image (the vector path).
 template<typename Draw>
-std::pair<QImage, QImage> bothWays(
-    QSize size, Draw draw, int devicePixelRatio = 1, QImage::Format format = QImage::Format_RGB32)
+std::pair<QImage, QImage> bothWays(QSize size, Draw draw, int devicePixelRatio = 1,
+    QImage::Format format = QImage::Format_RGB32, QColor background = Qt::white)
 {
     QImage direct(size * devicePixelRatio, format);
     direct.setDevicePixelRatio(devicePixelRatio);
-    direct.fill(Qt::white);
+    direct.fill(background);
     {
         QPainter p(&direct);
         draw(p);
@@ -40,7 +40,7 @@ std::pair<QImage, QImage> bothWays(
     }
     QImage replayed(size * devicePixelRatio, format);
     replayed.setDevicePixelRatio(devicePixelRatio);
-    replayed.fill(Qt::white);
+    replayed.fill(background);
     {
         QPainter p(&replayed);
         p.drawPicture(0, 0, picture);
@@ -98,16 +98,24 @@ TEST_CASE("a plot canvas draws the same pixels as QPainter boxes", "[gui][timeli
                             p.setClipRect(QRect(50, 20, 200, 60));
                         views::PlotCanvas canvas(p, QRect(10, 5, 380, 100), buffer);
                         usedPixels = usedPixels || canvas.pixels();
-                        for (const auto& [box, color] : boxes)
-                            canvas.fill(box, color);
+                        // Two rows clear and fill their bands; the lines between them
+                        // are no row's, and the canvas whitens them when it is drawn.
+                        for (const QRect band : { QRect(10, 5, 380, 40), QRect(10, 75, 380, 30) }) {
+                            const views::PlotCanvas::Clipped row = canvas.clipped(band);
+                            row.clear();
+                            for (const auto& [box, color] : boxes)
+                                row.fill(box, color);
+                        }
                     },
-                    ratio, format);
+                    ratio, format, Qt::black);
                 INFO("device pixel ratio " << ratio << ", format " << format
                                            << (clipped ? ", clipped" : ""));
                 CHECK(usedPixels);  // the image took the pixel path, the picture the QPainter one
-                // Both paths paint the canvas white where nothing was filled.
+                // Both paths paint the canvas white where nothing was filled, on black.
                 CHECK(differingPixels(direct, replayed) == 0);
-                CHECK(direct.pixel(5, 50) == qRgb(255, 255, 255));  // outside the canvas: untouched
+                CHECK(
+                    direct.pixel(200 * ratio, 60 * ratio) == qRgb(255, 255, 255));  // no row's line
+                CHECK(direct.pixel(5, 50) == qRgb(0, 0, 0));  // outside the canvas: untouched
             }
 }
 
