@@ -42,7 +42,7 @@ ShardReader::ShardReader(const std::filesystem::path& path, Context context)
     , m_context(std::move(context))
 {
     checkSqliteMagic(path);
-    m_db = std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadOnly);
+    m_db = std::make_unique<SqliteDb>(path, SqliteDb::Mode::Published);
     try {
         loadMetadata();
     } catch (const StoreError&) {

@@ -51,7 +51,7 @@ struct ShardReader::Connection
     std::optional<SqliteStatement> index;  ///< prepared on first use
 
     explicit Connection(const std::filesystem::path& path)
-        : db(std::make_unique<SqliteDb>(path, SqliteDb::Mode::ReadOnly))
+        : db(std::make_unique<SqliteDb>(path, SqliteDb::Mode::Published))
     {
         limitPageCache(*db);
         payload.emplace(db->prepare("SELECT kind, payload FROM tiles WHERE id = ?"));

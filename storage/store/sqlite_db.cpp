@@ -4,13 +4,41 @@
 
 namespace strata::storage {
 
+namespace {
+
+/// `path` as an SQLite URI that opens it immutable: absolute, with the characters that
+/// a URI reads as delimiters (and '%' itself) escaped.
+std::string immutableUri(const std::filesystem::path& path)
+{
+    std::string uri = "file://";
+    for (const char c : std::filesystem::absolute(path).string()) {
+        if (c == '%' || c == '?' || c == '#') {
+            static constexpr char kHex[] = "0123456789ABCDEF";
+            uri += '%';
+            uri += kHex[static_cast<unsigned char>(c) >> 4];
+            uri += kHex[static_cast<unsigned char>(c) & 15];
+        } else {
+            uri += c;
+        }
+    }
+    return uri + "?immutable=1";
+}
+
+}  // namespace
+
 SqliteDb::SqliteDb(const std::filesystem::path& path, Mode mode)
     : m_path(path)
 {
-    const int flags = mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY
-                                             : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    int flags = SQLITE_OPEN_READONLY;
+    std::string name = path.string();
+    if (mode == Mode::Create) {
+        flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    } else if (mode == Mode::Published) {
+        flags |= SQLITE_OPEN_URI;
+        name = immutableUri(path);
+    }
     // NOMUTEX: each connection is used by one thread at a time (the reader serialises).
-    if (sqlite3_open_v2(path.c_str(), &m_db, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    if (sqlite3_open_v2(name.c_str(), &m_db, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
         std::string msg = m_db ? sqlite3_errmsg(m_db) : "out of memory";
         sqlite3_close(m_db);
         m_db = nullptr;

@@ -28,7 +28,14 @@ class SqliteStatement;
 class SqliteDb
 {
 public:
-    enum class Mode { ReadOnly, Create };
+    enum class Mode {
+        ReadOnly,
+        /// A published store or run file: read-only, and never changed in place while
+        /// open (builders write a temporary file and rename it). SQLite then takes no
+        /// file locks and checks no journal: a query costs no system call but its reads.
+        Published,
+        Create
+    };
     SqliteDb(const std::filesystem::path& path, Mode mode);
     ~SqliteDb();
     SqliteDb(const SqliteDb&) = delete;

@@ -29,7 +29,7 @@ namespace {
 
 std::string formatOf(const std::filesystem::path& path)
 {
-    SqliteDb db(path, SqliteDb::Mode::ReadOnly);
+    SqliteDb db(path, SqliteDb::Mode::Published);
     std::optional<SqliteStatement> stmt;
     try {
         stmt.emplace(db.prepare("SELECT value FROM meta WHERE key = 'format'"));
@@ -63,7 +63,7 @@ StoreReader::StoreReader(const std::filesystem::path& path, Options options)
     } catch (const StoreError&) {
     }
     if (format == kRunFormatName) {
-        SqliteDb manifest(path, SqliteDb::Mode::ReadOnly);
+        SqliteDb manifest(path, SqliteDb::Mode::Published);
         openRun(manifest);
     } else {
         openStore();
