@@ -458,15 +458,15 @@ void TimelineRenderer::paint(QPainter& p, const TimelineFrame& f, const Timeline
                     m_palette.learnCategory(e.name, e.category);
             }
         }
-        // A busy frame's rows on two cores when the second is free (helper_thread.h): each
-        // row writes its own pixels (the canvas must write pixels itself: a painter is for
-        // one thread) and keeps its own marks, drawn after in row order as one thread
-        // would; each thread keeps its own colour memo.
+        // A busy frame's rows on two cores when the second is free (storage/store/helper_thread.h):
+        // each row writes its own pixels (the canvas must write pixels itself: a painter is for one
+        // thread) and keeps its own marks, drawn after in row order as one thread would; each
+        // thread keeps its own colour memo.
         constexpr std::size_t kHelpFrom = 20000;
         std::array<CellColors, 2> colors;
         if (m_paintThreads > 1 && canvas.pixels() && work >= kHelpFrom && jobs.size() > 1) {
             if (!m_helper)
-                m_helper = std::make_unique<HelperThread>();
+                m_helper = std::make_unique<storage::HelperThread>();
             std::vector<PlotMarks> rowMarks(jobs.size());
             std::array<bool, 2> helped {};
             m_helper->run(jobs.size(), [&](std::size_t i, int worker) {

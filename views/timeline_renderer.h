@@ -15,9 +15,9 @@
 // covered, so a zoomed-out trace reads like Paraver's timeline. Counters are a min/max
 // envelope. Cost: O(pixels x rows) plus the exact events in the window.
 
+#include "storage/store/helper_thread.h"
 #include "storage/store/store_reader.h"
 #include "views/color_palette.h"
-#include "views/helper_thread.h"
 #include "views/plot_canvas.h"
 #include "views/timeline_layout.h"
 
@@ -222,7 +222,7 @@ private:
     mutable std::unordered_map<model::StringId, int> m_labelWidths;  ///< full width of each name
     mutable QImage m_plotPixels;  ///< PlotCanvas's buffer, kept across frames
     int m_paintThreads = std::thread::hardware_concurrency() > 1 ? 2 : 1;
-    std::unique_ptr<HelperThread> m_helper;  ///< the second core's, made on first use
+    std::unique_ptr<storage::HelperThread> m_helper;  ///< the second core's, made on first use
     mutable std::optional<LabelColumn> m_labelColumn;
     mutable QHash<QString, QStaticText> m_laidOut;  ///< drawLine's texts, in m_laidOutFont
     mutable QString m_laidOutFont;

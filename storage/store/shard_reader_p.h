@@ -7,13 +7,11 @@
 #include "storage/store/shard_reader.h"
 
 #include <algorithm>
-#include <exception>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace strata::storage {
@@ -96,32 +94,6 @@ void forSummaryTiles(const std::vector<IndexedTile>& tiles, TimeRange w, Fn fn)
         [](TimeNs t, const IndexedTile& r) { return t < r.t1; });
     for (; it != tiles.end() && it->t0 < w.endNs; ++it)
         fn(*it);
-}
-
-/// Runs `a` here and `b` on a second thread (the machine has two cores) and rethrows
-/// the first exception either raised, after both are done.
-template<typename A, typename B>
-void runOnTwoCores(A a, B b)
-{
-    std::exception_ptr secondError;
-    std::thread second([&] {
-        try {
-            b();
-        } catch (...) {
-            secondError = std::current_exception();
-        }
-    });
-    std::exception_ptr firstError;
-    try {
-        a();
-    } catch (...) {
-        firstError = std::current_exception();
-    }
-    second.join();
-    if (firstError)
-        std::rethrow_exception(firstError);
-    if (secondError)
-        std::rethrow_exception(secondError);
 }
 
 /// The union of the tracks holding intervals, instants or stack samples (what

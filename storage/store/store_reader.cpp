@@ -4,6 +4,7 @@
 
 #include "storage/store/store_reader.h"
 
+#include "storage/store/helper_thread.h"
 #include "storage/store/input_error.h"
 #include "storage/store/run_manifest.h"
 #include "storage/store/shard_reader.h"
@@ -258,7 +259,15 @@ void StoreReader::readColdIndexes(const std::vector<model::TrackId>& tracks, std
         for (std::size_t i; bytes < budget && (i = next++) < cold.size();)
             bytes += m_shards[cold[i].first]->index(cold[i].second, slot)->bytes;
     };
-    shard_reader_detail::runOnTwoCores([&] { read(0); }, [&] { read(1); });
+    onTwoCores([&] { read(0); }, [&] { read(1); });
+}
+
+void StoreReader::onTwoCores(
+    const std::function<void()>& first, const std::function<void()>& second)
+{
+    if (!m_secondCore)
+        m_secondCore = std::make_unique<HelperThread>();
+    m_secondCore->run(2, [&](std::size_t item, int) { item == 0 ? first() : second(); });
 }
 
 std::vector<TrackSlice> StoreReader::query(const ViewportQuery& q)
@@ -313,7 +322,7 @@ std::vector<TrackSlice> StoreReader::query(const ViewportQuery& q)
         } else if (parts.size() == 1) {
             Part& part = *parts.front();
             const std::size_t half = part.tracks.size() / 2;
-            shard_reader_detail::runOnTwoCores(
+            onTwoCores(
                 [&] { fill(part, 0, half, 0); }, [&] { fill(part, half, part.tracks.size(), 1); });
         } else {
             std::size_t half = 0;
@@ -323,8 +332,7 @@ std::vector<TrackSlice> StoreReader::query(const ViewportQuery& q)
                 for (std::size_t p = first; p < last; ++p)
                     fill(*parts[p], 0, parts[p]->tracks.size(), slot);
             };
-            shard_reader_detail::runOnTwoCores(
-                [&] { fillParts(0, half, 0); }, [&] { fillParts(half, parts.size(), 1); });
+            onTwoCores([&] { fillParts(0, half, 0); }, [&] { fillParts(half, parts.size(), 1); });
         }
         for (Part* part : parts) {
             for (std::size_t k = 0; k < part->slots.size(); ++k) {

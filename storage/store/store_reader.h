@@ -34,6 +34,7 @@
 #include "storage/store/tiles.h"
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -129,6 +130,8 @@ struct ShardInfo
 class ShardReader;
 struct ShardIds;
 struct SharedTileCache;
+
+class HelperThread;
 
 class StoreReader
 {
@@ -238,6 +241,9 @@ private:
     void openRun(SqliteDb& manifest);
     /// Reads the indexes of `tracks` that the cache lacks on two cores, up to ~`budget`.
     void readColdIndexes(const std::vector<model::TrackId>& tracks, std::size_t budget);
+    /// Runs `first` here and `second` on the reader's helper thread when it is free (here
+    /// after `first` otherwise); rethrows the first exception either raised.
+    void onTwoCores(const std::function<void()>& first, const std::function<void()>& second);
 
     std::filesystem::path m_path;
     bool m_isRun = false;
@@ -246,6 +252,7 @@ private:
     std::vector<std::unique_ptr<ShardReader>> m_shards;
     std::vector<ShardInfo> m_shardInfo;
     std::unique_ptr<RunTables> m_run;  ///< a run's own tables; null for a single store
+    std::unique_ptr<HelperThread> m_secondCore;  ///< made on first use
     const model::StringTable* m_strings = nullptr;
     const model::ResourceTree* m_resources = nullptr;
     const model::StackTable* m_stacks = nullptr;

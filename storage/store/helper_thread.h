@@ -1,9 +1,11 @@
 #pragma once
 // HelperThread: one thread, kept for its owner's lifetime, that joins in on a loop of
-// independent items (the rows of a timeline frame) while the calling thread works on the
-// same loop, and that never holds the caller up: items are taken one at a time from a
-// shared counter, so when the helper is late (the other core busy) the caller takes them
-// all, and the caller waits only for an item the helper has already taken.
+// independent items (the rows of a timeline frame, the halves of a viewport query) while
+// the calling thread works on the same loop, and that never holds the caller up: items are
+// taken one at a time from a shared counter, so when the helper is late (the other core
+// busy) the caller takes them all, and the caller waits only for an item the helper has
+// already taken. Kept rather than started per loop: a thread started for each query cost
+// its creation, a wake-up and a cold stack every time.
 
 #include <condition_variable>
 #include <cstddef>
@@ -12,7 +14,7 @@
 #include <mutex>
 #include <thread>
 
-namespace strata::views {
+namespace strata::storage {
 
 class HelperThread
 {
@@ -24,7 +26,8 @@ public:
 
     /// Calls body(item, worker) for every item in [0, count), each once, on this thread
     /// (worker 0) and on the helper (worker 1) when it is free; returns when all are done.
-    /// Calls for different items may run at once.
+    /// Calls for different items may run at once. When a call throws, the items not yet
+    /// taken are not run and the first exception is rethrown here once the helper is out.
     void run(std::size_t count, const std::function<void(std::size_t item, int worker)>& body);
 
 private:
@@ -41,4 +44,4 @@ private:
     std::thread m_thread;  ///< last: starts once the members above exist
 };
 
-}  // namespace strata::views
+}  // namespace strata::storage

@@ -1,8 +1,9 @@
-#include "views/helper_thread.h"
+#include "storage/store/helper_thread.h"
 
 #include <atomic>
+#include <exception>
 
-namespace strata::views {
+namespace strata::storage {
 
 struct HelperThread::Loop
 {
@@ -10,6 +11,22 @@ struct HelperThread::Loop
     std::size_t count;
     std::atomic<std::size_t> next = 0;
     std::uint64_t generation;
+    std::mutex errorMutex;
+    std::exception_ptr error;  ///< the first call that threw
+
+    /// Runs items until none is left; a throwing call ends the loop for both workers.
+    void work(int worker)
+    {
+        try {
+            for (std::size_t item; (item = next++) < count;)
+                (*body)(item, worker);
+        } catch (...) {
+            next = count;
+            std::lock_guard lock(errorMutex);
+            if (!error)
+                error = std::current_exception();
+        }
+    }
 };
 
 HelperThread::HelperThread()
@@ -29,19 +46,24 @@ HelperThread::~HelperThread()
 void HelperThread::run(
     std::size_t count, const std::function<void(std::size_t item, int worker)>& body)
 {
-    Loop loop { &body, count, {}, 0 };
+    Loop loop;
+    loop.body = &body;
+    loop.count = count;
     {
         std::lock_guard lock(m_mutex);
         loop.generation = ++m_generation;
         m_loop = &loop;
     }
     m_posted.notify_one();
-    for (std::size_t item; (item = loop.next++) < count;)
-        body(item, 0);
-    // No helper joins from here on; one inside finishes the item it took.
-    std::unique_lock lock(m_mutex);
-    m_loop = nullptr;
-    m_left.wait(lock, [this] { return !m_helperIn; });
+    loop.work(0);
+    {
+        // No helper joins from here on; one inside finishes the item it took.
+        std::unique_lock lock(m_mutex);
+        m_loop = nullptr;
+        m_left.wait(lock, [this] { return !m_helperIn; });
+    }
+    if (loop.error)
+        std::rethrow_exception(loop.error);
 }
 
 void HelperThread::serve()
@@ -56,12 +78,11 @@ void HelperThread::serve()
         served = loop.generation;
         m_helperIn = true;
         lock.unlock();
-        for (std::size_t item; (item = loop.next++) < loop.count;)
-            (*loop.body)(item, 1);
+        loop.work(1);
         lock.lock();
         m_helperIn = false;
         m_left.notify_one();
     }
 }
 
-}  // namespace strata::views
+}  // namespace strata::storage

@@ -1,19 +1,21 @@
 // HelperThread runs every item of a loop once, on the caller and on its helper thread,
 // and returns only when the items the helper took are done.
 
-#include "views/helper_thread.h"
+#include "storage/store/helper_thread.h"
 
 #include <catch2/catch.hpp>
 
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
 using namespace strata;
 
-TEST_CASE("a helper thread shares a loop's items and is waited for", "[gui][helper]") {
-    views::HelperThread helper;
+TEST_CASE("a helper thread shares a loop's items and is waited for", "[store][helper]") {
+    storage::HelperThread helper;
     for (int round = 0; round < 3; ++round) {
         constexpr std::size_t kItems = 64;
         std::vector<std::atomic<int>> runs(kItems);
@@ -43,4 +45,27 @@ TEST_CASE("a helper thread shares a loop's items and is waited for", "[gui][help
     std::atomic<int> total = 0;
     helper.run(1, [&](std::size_t, int) { ++total; });
     CHECK(total == 1);
+}
+
+TEST_CASE(
+    "a call that throws ends a helper thread's loop, and the loop rethrows it", "[store][helper]") {
+    // The reader's query runs its halves through a helper: a corrupted tile read on either
+    // core must come back to the caller as the error, not end the process.
+    storage::HelperThread helper;
+    for (const int throwing : { 0, 1 }) {
+        std::atomic<int> ran = 0;
+        auto loop = [&] {
+            helper.run(2, [&](std::size_t item, int) {
+                ++ran;
+                if (static_cast<int>(item) == throwing)
+                    throw std::runtime_error("item " + std::to_string(item));
+            });
+        };
+        CHECK_THROWS_WITH(loop(), "item " + std::to_string(throwing));
+        CHECK(ran >= 1);
+    }
+    // Still serves loops afterwards.
+    std::atomic<int> total = 0;
+    helper.run(16, [&](std::size_t, int) { ++total; });
+    CHECK(total == 16);
 }
