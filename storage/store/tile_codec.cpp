@@ -1,5 +1,7 @@
 #include "storage/store/tile_codec.h"
 
+// For ZSTD_c_literalCompressionMode (zstd >= 1.5.0; its frames decode with any zstd).
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include <algorithm>
@@ -39,6 +41,12 @@ std::string wrap(
     ZSTD_CCtx_reset(cctx.get(), ZSTD_reset_session_and_parameters);
     ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level);
     ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
+    // The tiles a frame decodes when it jumps (intervals and their summaries) keep their
+    // literals raw: Huffman coding them saved 2-8 % of their bytes and cost half of
+    // their decompression (20 -> 11 us a tile of exact intervals, 31 -> 20 us a summary
+    // tile of 1 000 cells, on the 100 M run).
+    if (kind == TileKind::Intervals || kind == TileKind::IntervalSummary)
+        ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_literalCompressionMode, ZSTD_ps_disable);
 
     ByteWriter header;
     header.u8('S');
