@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <bit>
+
 using namespace strata::model;
 
 TEST_CASE("strings are interned once with stable ids, 0 being the empty string", "[strings]")
@@ -80,6 +82,30 @@ TEST_CASE("the LOD grid nests buckets by the factor and bands durations", "[lod]
     CHECK(grid.bandOf(grid.bucketNs(1)) == 1);
     CHECK(grid.bandOf(grid.bucketNs(3) + 5) == 3);
     CHECK(grid.bandOf(INT64_MAX / 2) == grid.levels);
+    // bandOf counts the bands at once; it must agree with the definition (a loop over the
+    // levels) at every band border, for factors and bases other than the default too.
+    for (const int factorLog2 : { 1, 2, 3 }) {
+        for (const TimeNs base : { TimeNs(256), TimeNs(1000), TimeNs(1) }) {
+            for (const int levels : { 1, 5, 22 }) {
+                LodGrid g;
+                g.baseBucketNs = base;
+                g.factorLog2 = factorLog2;
+                g.levels = levels;
+                // Only grids whose widths fit (the loop overflows on the others).
+                if (std::bit_width(std::uint64_t(base)) + factorLog2 * (levels - 1) > 61)
+                    continue;
+                for (int k = 1; k <= levels + 1 && g.bucketNs(k) < INT64_MAX / 4; ++k) {
+                    for (const TimeNs d : { g.bucketNs(k) - 1, g.bucketNs(k), g.bucketNs(k) + 1,
+                             2 * g.bucketNs(k) + 3 }) {
+                        INFO("f=" << factorLog2 << " base=" << base << " levels=" << levels
+                                  << " d=" << d);
+                        CHECK(g.bandOf(d) == g.bandByLoop(d));
+                    }
+                }
+                CHECK(g.bandOf(INT64_MAX) == g.bandByLoop(INT64_MAX));
+            }
+        }
+    }
     // The coarsest level no wider than a pixel.
     CHECK(grid.levelFor(grid.bucketNs(1) - 1.0) == 0);
     CHECK(grid.levelFor(static_cast<double>(grid.bucketNs(2))) == 2);
