@@ -1,0 +1,238 @@
+#include "storage/import/paraver/paraver_record_batches.h"
+
+#include "storage/import/common/gzip_reader.h"
+
+#include <cstring>
+
+namespace strata::storage::paraver_detail {
+
+namespace {
+
+/// Reads a number of 1 to 18 digits (no sign: a '-' is left to the importer's parser,
+/// which says what it expected) and moves `p` past it.
+inline bool digits(const char*& p, const char* end, std::int64_t& value)
+{
+    const char* start = p;
+    std::uint64_t v = 0;
+    while (p != end && static_cast<unsigned>(*p - '0') < 10) {
+        v = v * 10 + static_cast<unsigned>(*p - '0');
+        ++p;
+    }
+    const auto n = p - start;
+    if (n == 0 || n > 18)  // 18 digits never overflow
+        return false;
+    value = static_cast<std::int64_t>(v);
+    return true;
+}
+
+/// `count` numbers separated by ':', the last one ending the line.
+bool fieldsToEnd(const char* p, const char* end, int count, std::vector<std::int64_t>& out)
+{
+    for (int i = 0; i < count; ++i) {
+        std::int64_t v = 0;
+        if (!digits(p, end, v))
+            return false;
+        out.push_back(v);
+        if (i + 1 < count) {
+            if (p == end || *p != ':')
+                return false;
+            ++p;
+        }
+    }
+    return p == end;
+}
+
+/// 2:cpu:appl:task:thread:time:type:value[:type:value...] with integer values and types
+/// below 2^40 (handleEvent's limit).
+bool eventFields(
+    const char* p, const char* end, std::vector<std::int64_t>& out, std::uint32_t& pairs)
+{
+    for (int i = 0; i < 5; ++i) {
+        std::int64_t v = 0;
+        if (!digits(p, end, v) || p == end || *p != ':')
+            return false;
+        out.push_back(v);
+        ++p;
+    }
+    pairs = 0;
+    for (;;) {
+        std::int64_t type = 0;
+        std::int64_t value = 0;
+        if (!digits(p, end, type) || type >= (std::int64_t(1) << 40) || p == end || *p != ':')
+            return false;
+        ++p;
+        if (!digits(p, end, value))
+            return false;
+        out.push_back(type);
+        out.push_back(value);
+        ++pairs;
+        if (p == end)
+            return true;
+        if (*p != ':' || ++p == end)
+            return false;  // a trailing ':' is an error the importer words
+    }
+}
+
+}  // namespace
+
+void parseLine(const char* begin, const char* end, RecordBatch& batch)
+{
+    BatchLine& line = batch.lines.emplace_back();
+    line.begin = begin;
+    line.end = end;
+    if (end > begin && end[-1] == '\r')
+        --end;
+    if (end - begin < 2 || begin[1] != ':')
+        return;
+    line.firstNumber = static_cast<std::uint32_t>(batch.numbers.size());
+    bool parsed = false;
+    switch (*begin) {
+    case '1':
+        line.kind = LineKind::State;
+        parsed = fieldsToEnd(begin + 2, end, 7, batch.numbers);
+        break;
+    case '2':
+        line.kind = LineKind::Event;
+        parsed = eventFields(begin + 2, end, batch.numbers, line.pairs);
+        break;
+    case '3':
+        line.kind = LineKind::Communication;
+        parsed = fieldsToEnd(begin + 2, end, 14, batch.numbers);
+        break;
+    default:
+        break;
+    }
+    if (!parsed) {
+        line.kind = LineKind::Text;
+        line.pairs = 0;
+        batch.numbers.resize(line.firstNumber);
+    }
+}
+
+RecordBatchReader::RecordBatchReader(const std::filesystem::path& prv, int threads)
+    : m_reader(std::make_unique<GzipReader>(prv, true))
+    , m_fileSizeBytes(m_reader->fileSizeBytes())
+{
+    if (threads < 2)
+        return;
+    for (std::size_t i = 0; i <= kQueuedBatches; ++i)
+        m_free.push_back(std::make_unique<RecordBatch>());
+    m_thread = std::thread([this] { produce(); });
+}
+
+RecordBatchReader::~RecordBatchReader()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_cv.notify_all();
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+void RecordBatchReader::fill(RecordBatch& batch)
+{
+    batch.lines.clear();
+    batch.numbers.clear();
+    batch.unterminatedLast = false;
+    batch.error = nullptr;
+    batch.text.assign(m_carry.begin(), m_carry.end());
+    m_carry.clear();
+    bool eof = false;
+    std::size_t lineEnd = 0;  // just past the batch's last '\n'
+    try {
+        for (;;) {
+            const std::size_t old = batch.text.size();
+            batch.text.resize(old + GzipReader::kBlockBytes);
+            const std::size_t got =
+                m_reader->read(batch.text.data() + old, GzipReader::kBlockBytes);
+            batch.text.resize(old + got);
+            if (got == 0) {
+                eof = true;
+                break;
+            }
+            if (const void* nl = memrchr(batch.text.data() + old, '\n', got)) {
+                lineEnd =
+                    static_cast<std::size_t>(static_cast<const char*>(nl) - batch.text.data()) + 1;
+                break;
+            }
+            // No '\n' yet: a line longer than a block; read on.
+        }
+    } catch (...) {
+        batch.error = std::current_exception();
+    }
+    const char* line = batch.text.data();
+    const char* stop = line + lineEnd;
+    while (line < stop) {
+        const char* nl =
+            static_cast<const char*>(std::memchr(line, '\n', std::size_t(stop - line)));
+        parseLine(line, nl, batch);
+        line = nl + 1;
+    }
+    const char* end = batch.text.data() + batch.text.size();
+    if (batch.error) {
+        batch.last = true;
+    } else if (eof) {
+        if (line < end) {
+            parseLine(line, end, batch);
+            batch.lines.back().kind = LineKind::Text;  // read by feedLast, which may drop it
+            batch.unterminatedLast = true;
+        }
+        batch.last = true;
+        batch.truncated = m_reader->truncated();
+    } else {
+        m_carry.assign(line, end);
+        batch.text.resize(lineEnd);  // the lines' pointers stay valid: no reallocation
+        batch.last = false;
+    }
+    batch.fileBytesRead = m_reader->fileBytesRead();
+    batch.bytesRead = m_reader->bytesRead();
+}
+
+void RecordBatchReader::produce()
+{
+    for (;;) {
+        std::unique_ptr<RecordBatch> batch;
+        {
+            std::unique_lock lock(m_mutex);
+            m_cv.wait(lock, [&] { return m_stop || !m_free.empty(); });
+            if (m_stop)
+                return;
+            batch = std::move(m_free.back());
+            m_free.pop_back();
+        }
+        fill(*batch);
+        const bool last = batch->last;
+        {
+            std::lock_guard lock(m_mutex);
+            m_ready.push_back(std::move(batch));
+        }
+        m_cv.notify_all();
+        if (last)
+            return;
+    }
+}
+
+const RecordBatch& RecordBatchReader::next()
+{
+    if (m_done)
+        throw std::logic_error("RecordBatchReader::next after the last batch");
+    if (!m_thread.joinable()) {
+        if (!m_current)
+            m_current = std::make_unique<RecordBatch>();
+        fill(*m_current);
+    } else {
+        std::unique_lock lock(m_mutex);
+        if (m_current)
+            m_free.push_back(std::move(m_current));
+        m_cv.notify_all();
+        m_cv.wait(lock, [&] { return !m_ready.empty(); });
+        m_current = std::move(m_ready.front());
+        m_ready.pop_front();
+    }
+    m_done = m_current->last;
+    return *m_current;
+}
+
+}  // namespace strata::storage::paraver_detail
