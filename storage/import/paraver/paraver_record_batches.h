@@ -30,6 +30,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace strata::storage {
@@ -52,9 +53,30 @@ struct BatchLine
     LineKind kind = LineKind::Text;
 };
 
+/// Leaves what it allocates uninitialized: a batch's text is read into at once (value
+/// initialization cleared a MB of each batch before its read).
+template<typename T>
+struct UninitializedAllocator : std::allocator<T>
+{
+    template<typename U>
+    struct rebind
+    {
+        using other = UninitializedAllocator<U>;
+    };
+    template<typename U, typename... Args>
+    void construct(U* p, Args&&... args)
+    {
+        if constexpr (sizeof...(Args) == 0)
+            ::new (static_cast<void*>(p)) U;
+        else
+            ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+};
+using TextBuffer = std::vector<char, UninitializedAllocator<char>>;
+
 struct RecordBatch
 {
-    std::vector<char> text;
+    TextBuffer text;
     std::vector<BatchLine> lines;
     std::vector<std::int64_t> numbers;
     /// The file's last line had no '\n': it is lines.back(), to be read with feedLast().
@@ -66,8 +88,9 @@ struct RecordBatch
     std::exception_ptr error;  ///< reading failed after the lines of this batch
 };
 
-/// Parses one line (without '\n') into `batch`.
-void parseLine(const char* begin, const char* end, RecordBatch& batch);
+/// Parses one line (without '\n') into `batch`; bytes up to `limit` (the end of the text
+/// the line lies in, which ends it with a '\n' unless it is the text's last) may be read.
+void parseLine(const char* begin, const char* end, const char* limit, RecordBatch& batch);
 
 class RecordBatchReader
 {
@@ -92,7 +115,7 @@ private:
 
     std::unique_ptr<GzipReader> m_reader;
     std::uint64_t m_fileSizeBytes = 0;
-    std::vector<char> m_carry;  ///< the start of a line cut by the end of the last read
+    TextBuffer m_carry;  ///< the start of a line cut by the end of the last read
     bool m_done = false;  ///< the last batch was made
     std::unique_ptr<RecordBatch> m_current;
     // Read-ahead (threads >= 2): batches made, batches free, and the thread making them.

@@ -163,6 +163,13 @@ std::string bigTrace()
         case 13:
             out << "2:1:1:1:1:" << t + 3 << ":42000050:0000000000000000012\n";  // 19 digits
             break;
+        case 15:
+            // Values of every length around the 8-byte reads: 1 to 21 digits.
+            for (int n = 1; n <= 21; ++n)
+                out << "2:1:1:1:1:" << t + 3
+                    << ":42000050:" << std::string(n, '9').replace(0, 1, "1")
+                    << (n % 2 ? "\n" : ":42000050:7\n");
+            break;
         default:
             break;
         }
