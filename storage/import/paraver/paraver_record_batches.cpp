@@ -150,9 +150,10 @@ RecordBatchReader::RecordBatchReader(const std::filesystem::path& prv, int threa
 {
     if (threads < 2)
         return;
-    for (std::size_t i = 0; i <= kQueuedBatches; ++i)
+    for (std::size_t i = 0; i < kQueuedBatches; ++i)
         m_free.push_back(std::make_unique<RecordBatch>());
-    m_thread = std::thread([this] { produce(); });
+    for (int i = 0; i < threads; ++i)
+        m_threads.emplace_back([this] { work(); });
 }
 
 RecordBatchReader::~RecordBatchReader()
@@ -162,15 +163,16 @@ RecordBatchReader::~RecordBatchReader()
         m_stop = true;
     }
     m_cv.notify_all();
-    if (m_thread.joinable())
-        m_thread.join();
+    for (std::thread& t : m_threads)
+        t.join();
 }
 
-void RecordBatchReader::fill(RecordBatch& batch)
+void RecordBatchReader::read(RecordBatch& batch)
 {
     batch.lines.clear();
     batch.numbers.clear();
     batch.unterminatedLast = false;
+    batch.truncated = false;
     batch.error = nullptr;
     batch.text.assign(m_carry.begin(), m_carry.end());
     m_carry.clear();
@@ -197,8 +199,30 @@ void RecordBatchReader::fill(RecordBatch& batch)
     } catch (...) {
         batch.error = std::current_exception();
     }
+    batch.lineEnd = lineEnd;
+    batch.last = eof || batch.error;
+    if (batch.last) {
+        // What follows the last '\n' is the file's last line (parseLines), unless reading
+        // failed: then it is dropped, as a line cut short.
+        if (batch.error)
+            batch.text.resize(lineEnd);
+        else
+            batch.truncated = m_reader->truncated();
+    } else {
+        m_carry.assign(batch.text.begin() + static_cast<std::ptrdiff_t>(lineEnd), batch.text.end());
+        batch.text.resize(lineEnd);  // no reallocation: the text stays where it is
+    }
+    batch.fileBytesRead = m_reader->fileBytesRead();
+    batch.bytesRead = m_reader->bytesRead();
+}
+
+namespace {
+
+/// Cuts a batch's text into lines and parses them.
+void parseLines(RecordBatch& batch)
+{
     const char* line = batch.text.data();
-    const char* stop = line + lineEnd;
+    const char* stop = line + batch.lineEnd;
     const char* end = batch.text.data() + batch.text.size();
     while (line < stop) {
         const char* nl =
@@ -206,26 +230,16 @@ void RecordBatchReader::fill(RecordBatch& batch)
         parseLine(line, nl, end, batch);
         line = nl + 1;
     }
-    if (batch.error) {
-        batch.last = true;
-    } else if (eof) {
-        if (line < end) {
-            parseLine(line, end, end, batch);
-            batch.lines.back().kind = LineKind::Text;  // read by feedLast, which may drop it
-            batch.unterminatedLast = true;
-        }
-        batch.last = true;
-        batch.truncated = m_reader->truncated();
-    } else {
-        m_carry.assign(line, end);
-        batch.text.resize(lineEnd);  // the lines' pointers stay valid: no reallocation
-        batch.last = false;
+    if (line < end) {
+        parseLine(line, end, end, batch);
+        batch.lines.back().kind = LineKind::Text;  // read by feedLast, which may drop it
+        batch.unterminatedLast = true;
     }
-    batch.fileBytesRead = m_reader->fileBytesRead();
-    batch.bytesRead = m_reader->bytesRead();
 }
 
-void RecordBatchReader::produce()
+}  // namespace
+
+void RecordBatchReader::work()
 {
     for (;;) {
         std::unique_ptr<RecordBatch> batch;
@@ -237,15 +251,21 @@ void RecordBatchReader::produce()
             batch = std::move(m_free.back());
             m_free.pop_back();
         }
-        fill(*batch);
-        const bool last = batch->last;
+        std::uint64_t number = 0;
+        {
+            std::lock_guard lock(m_readMutex);
+            if (m_readEnded)
+                return;  // (the batch is not needed any more)
+            number = m_nextRead++;
+            read(*batch);
+            m_readEnded = batch->last;
+        }
+        parseLines(*batch);
         {
             std::lock_guard lock(m_mutex);
-            m_ready.push_back(std::move(batch));
+            m_ready.emplace(number, std::move(batch));
         }
         m_cv.notify_all();
-        if (last)
-            return;
     }
 }
 
@@ -253,18 +273,20 @@ const RecordBatch& RecordBatchReader::next()
 {
     if (m_done)
         throw std::logic_error("RecordBatchReader::next after the last batch");
-    if (!m_thread.joinable()) {
+    if (m_threads.empty()) {
         if (!m_current)
             m_current = std::make_unique<RecordBatch>();
-        fill(*m_current);
+        read(*m_current);
+        parseLines(*m_current);
     } else {
         std::unique_lock lock(m_mutex);
         if (m_current)
             m_free.push_back(std::move(m_current));
         m_cv.notify_all();
-        m_cv.wait(lock, [&] { return !m_ready.empty(); });
-        m_current = std::move(m_ready.front());
-        m_ready.pop_front();
+        m_cv.wait(lock, [&] { return m_ready.count(m_nextOut) > 0; });
+        auto it = m_ready.find(m_nextOut++);
+        m_current = std::move(it->second);
+        m_ready.erase(it);
     }
     m_done = m_current->last;
     return *m_current;

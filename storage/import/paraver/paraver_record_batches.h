@@ -7,8 +7,9 @@
 //   (inflate)      lines, numbers of             threads, stacks, names,
 //                  1:, 2:, 3: records            the sink's calls
 //
-// With threads >= 2 the reader runs on a thread of its own, a few batches ahead of the
-// importer: on two cores the numbers are parsed while the previous batch is imported.
+// With threads >= 2, that many threads read (in turns) and parse (side by side) batches
+// ahead of the importer: on two cores the numbers are parsed while the previous batch is
+// imported, by two threads since the parse takes longer than the import.
 // The importer makes the same calls in the same order either way, so the store is the same.
 //
 // Only lines the importer's own parser accepts with the same values are parsed here
@@ -24,9 +25,9 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <exception>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -81,6 +82,7 @@ struct RecordBatch
     std::vector<std::int64_t> numbers;
     /// The file's last line had no '\n': it is lines.back(), to be read with feedLast().
     bool unterminatedLast = false;
+    std::size_t lineEnd = 0;  ///< text before it: whole lines; after it: the last line
     bool last = false;  ///< nothing follows this batch
     bool truncated = false;  ///< (last batch) the compressed file ended early
     std::uint64_t fileBytesRead = 0;  ///< for progress
@@ -95,10 +97,13 @@ void parseLine(const char* begin, const char* end, const char* limit, RecordBatc
 class RecordBatchReader
 {
 public:
-    static constexpr std::size_t kQueuedBatches = 3;
+    /// Batches read or parsed ahead of the importer, at most.
+    static constexpr std::size_t kQueuedBatches = 4;
 
-    /// Opens `prv` (InputError when it cannot be read). `threads` >= 2: reads ahead on a
-    /// thread of its own.
+    /// Opens `prv` (InputError when it cannot be read). `threads` >= 2: that many threads
+    /// read and parse batches ahead (in turns for the reading, side by side for the
+    /// parsing, which takes longer than the import of a batch); the batches still come out
+    /// in file order.
     RecordBatchReader(const std::filesystem::path& prv, int threads);
     ~RecordBatchReader();
     RecordBatchReader(const RecordBatchReader&) = delete;
@@ -110,21 +115,27 @@ public:
     const RecordBatch& next();
 
 private:
-    void fill(RecordBatch& batch);
-    void produce();
+    /// Reads the batch's text: the carried start of a line, then up to the last '\n' of a
+    /// read (or to the end). Called in file order (under m_readMutex with threads).
+    void read(RecordBatch& batch);
+    void work();
 
     std::unique_ptr<GzipReader> m_reader;
     std::uint64_t m_fileSizeBytes = 0;
     TextBuffer m_carry;  ///< the start of a line cut by the end of the last read
-    bool m_done = false;  ///< the last batch was made
+    bool m_done = false;  ///< the last batch was handed out
     std::unique_ptr<RecordBatch> m_current;
-    // Read-ahead (threads >= 2): batches made, batches free, and the thread making them.
-    std::mutex m_mutex;
+    // Read-ahead (threads >= 2).
+    std::mutex m_readMutex;  ///< the reader, m_carry, m_nextRead, m_readEnded
+    std::uint64_t m_nextRead = 0;  ///< the number of the next batch read
+    bool m_readEnded = false;  ///< the last batch was read
+    std::mutex m_mutex;  ///< the rest
     std::condition_variable m_cv;
-    std::deque<std::unique_ptr<RecordBatch>> m_ready;
+    std::map<std::uint64_t, std::unique_ptr<RecordBatch>> m_ready;  ///< by number
     std::vector<std::unique_ptr<RecordBatch>> m_free;
+    std::uint64_t m_nextOut = 0;  ///< the number of the next batch next() hands out
     bool m_stop = false;
-    std::thread m_thread;
+    std::vector<std::thread> m_threads;
 };
 
 }  // namespace strata::storage::paraver_detail

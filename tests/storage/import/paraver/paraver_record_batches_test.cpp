@@ -221,6 +221,7 @@ TEST_CASE(
         if (!text.empty())  // (the line importer has no header to ask then)
             CHECK(one == lineTranscript(prv));
         CHECK(importTranscript(prv, 2) == one);
+        CHECK(importTranscript(prv, 3) == one);
         // Compressed, and cut inside the compressed stream.
         writeGzip(dir / "t.prv.gz", text);
         CHECK(importTranscript(dir / "t.prv.gz", 2) == importTranscript(dir / "t.prv.gz", 1));
