@@ -243,7 +243,7 @@ private:
     std::int64_t m_lastTypeId = -1;
     TypeInfo* m_lastType = nullptr;
     std::vector<std::vector<TrackId>> m_counterTracks;  ///< [thread][type slot]
-    std::unordered_map<std::uint64_t, std::vector<OpenEvent>> m_open;
+    std::vector<std::vector<std::vector<OpenEvent>>> m_open;  ///< [thread][type slot]
     StringId m_stateCategory = model::kEmptyString;
     StringId m_messageName = model::kEmptyString;
     TimeNs m_maxTimeNs = 0;
