@@ -8,12 +8,12 @@
 #include "storage/store/trace_sink.h"
 
 #include "tests/support/temp_dir.h"
+#include "tests/support/transcript_sink.h"
 #include <catch2/catch.hpp>
 #include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,60 +25,6 @@ std::filesystem::path fixture(const std::string& name)
 {
     return std::filesystem::path(STRATA_TEST_DATA_DIR) / "paraver" / name;
 }
-
-std::string readAll(const std::filesystem::path& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
-
-/// Every call an importer makes, as text, in order.
-class TranscriptSink : public storage::TraceSink
-{
-public:
-    model::StringTable& strings() override { return m_strings; }
-    model::TrackId addTrack(model::TrackId parent, model::ResourceKind kind, std::string name,
-        std::int64_t sortKey, std::string unit) override
-    {
-        out << "track " << parent << ' ' << static_cast<int>(kind) << ' ' << name << ' ' << sortKey
-            << ' ' << unit << '\n';
-        return m_tracks++;
-    }
-    void setMeta(std::string key, std::string value) override
-    {
-        out << "meta " << key << '=' << value << '\n';
-    }
-    void addInterval(model::TrackId t, const model::Interval& e, std::string_view args) override
-    {
-        out << "X " << t << ' ' << e.startNs << ' ' << e.endNs << ' ' << m_strings.text(e.name)
-            << ' ' << m_strings.text(e.category) << ' ' << int(e.depth) << ' '
-            << static_cast<int>(e.role) << ' ' << e.seq << ' ' << args << '\n';
-    }
-    void addInstant(model::TrackId t, const model::Instant& e, std::string_view args) override
-    {
-        out << "i " << t << ' ' << e.timeNs << ' ' << m_strings.text(e.name) << ' '
-            << m_strings.text(e.category) << ' ' << args << '\n';
-    }
-    void addCounterSample(model::TrackId t, const model::CounterSample& s) override
-    {
-        out << "C " << t << ' ' << s.timeNs << ' ' << s.value << '\n';
-    }
-    void addFlow(model::TrackId t, const model::Flow& f) override
-    {
-        out << "f " << t << ' ' << f.fromNs << ' ' << f.toTrack << ' ' << f.toNs << ' '
-            << f.sizeBytes << ' ' << f.tag << '\n';
-    }
-    model::StackId internStack(model::StackId, model::StringId) override { return 0; }
-    void addStackSample(model::TrackId, const model::StackSample&) override { out << "sample\n"; }
-
-    std::ostringstream out;
-
-private:
-    model::StringTable m_strings;
-    model::TrackId m_tracks = 0;
-};
 
 void addCounts(std::ostream& out, storage::ParaverImportStats& stats)
 {
@@ -93,7 +39,7 @@ void addCounts(std::ostream& out, storage::ParaverImportStats& stats)
 /// importParaver's calls, counts and warnings, or its error.
 std::string importTranscript(const std::filesystem::path& prv, int threads)
 {
-    TranscriptSink sink;
+    test::TranscriptSink sink;
     storage::ParaverImportOptions options;
     options.threads = threads;
     try {
@@ -109,8 +55,8 @@ std::string importTranscript(const std::filesystem::path& prv, int threads)
 /// importer's own parser (an uncompressed, untruncated file).
 std::string lineTranscript(const std::filesystem::path& prv)
 {
-    TranscriptSink sink;
-    const std::string text = readAll(prv);
+    test::TranscriptSink sink;
+    const std::string text = test::readFile(prv);
     try {
         storage::ParaverLineImporter importer(prv, sink, {});
         std::uint64_t number = 0;
@@ -207,8 +153,8 @@ TEST_CASE(
         broken.insert(broken.find('\n', big.size() / 2) + 1, std::string(bad) + "\n");
         cases.emplace_back(bad, broken);
     }
-    cases.emplace_back("small", readAll(fixture("small.prv")));
-    cases.emplace_back("anomalies", readAll(fixture("anomalies.prv")));
+    cases.emplace_back("small", test::readFile(fixture("small.prv")));
+    cases.emplace_back("anomalies", test::readFile(fixture("anomalies.prv")));
     cases.emplace_back("header only, no newline", big.substr(0, big.find('\n')));
     cases.emplace_back("empty", "");
     for (const auto& [name, text] : cases) {
@@ -225,7 +171,7 @@ TEST_CASE(
         // Compressed, and cut inside the compressed stream.
         writeGzip(dir / "t.prv.gz", text);
         CHECK(importTranscript(dir / "t.prv.gz", 2) == importTranscript(dir / "t.prv.gz", 1));
-        const std::string gz = readAll(dir / "t.prv.gz");
+        const std::string gz = test::readFile(dir / "t.prv.gz");
         std::ofstream(dir / "c.prv.gz", std::ios::binary) << gz.substr(0, gz.size() * 2 / 3);
         CHECK(importTranscript(dir / "c.prv.gz", 2) == importTranscript(dir / "c.prv.gz", 1));
     }
@@ -244,7 +190,7 @@ TEST_CASE(
         options.threads = threads;
         storage::importParaver(dir / "t.prv", builder, options);
         builder.finish();
-        stores.push_back(readAll(store));
+        stores.push_back(test::readFile(store));
     }
     REQUIRE(stores[0].size() > 0);
     CHECK(stores[0] == stores[1]);
