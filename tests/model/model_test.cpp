@@ -113,5 +113,15 @@ TEST_CASE("the LOD grid nests buckets by the factor and bands durations", "[lod]
     CHECK(grid.levelFor(1e30) == grid.levels);
     CHECK(floorDiv(-1, 256) == -1);
     CHECK(floorDiv(255, 256) == 0);
+    // Powers of two take a shift: it must floor as the division does, negatives included.
+    for (const std::int64_t b :
+        std::initializer_list<std::int64_t> { 1, 2, 256, 1000, 1024, 3, std::int64_t(1) << 50 }) {
+        for (const std::int64_t a : { std::int64_t(0), std::int64_t(1), std::int64_t(-1), b - 1, b,
+                 -b, -b - 1, -b + 1, 5 * b + 3, -5 * b - 3, INT64_MAX, INT64_MIN + 1 }) {
+            INFO(a << " / " << b);
+            const std::int64_t q = a / b;
+            CHECK(floorDiv(a, b) == ((a % b != 0 && a < 0) ? q - 1 : q));
+        }
+    }
     CHECK(grid.bucketOf(-5, 1) == -1);
 }
