@@ -170,7 +170,9 @@ ImportResult importFile(const std::filesystem::path& input, TraceFormat format,
             report.row(name, value);
         report.warnings(stats.warnings);
     } else if (format == TraceFormat::Paraver) {
-        reportParaver(report, storage::importParaver(input, sink, progress));
+        storage::ParaverImportOptions options;
+        options.threads = context.scanThreads;
+        reportParaver(report, storage::importParaver(input, sink, options, progress));
     } else if (format == TraceFormat::Otf2) {
         const storage::Otf2ImportStats stats = storage::importOtf2(input, sink, progress);
         for (const auto& [name, value] :

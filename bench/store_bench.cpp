@@ -287,7 +287,9 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
         const auto ingest = inChild([&] {
             const auto start = Clock::now();
             storage::StoreBuilder builder(store);
-            const storage::ParaverImportStats stats = storage::importParaver(prv, builder);
+            storage::ParaverImportOptions paraver;
+            paraver.threads = storage::StoreBuildOptions {}.threads;  // the builder's
+            const storage::ParaverImportStats stats = storage::importParaver(prv, builder, paraver);
             builder.finish();
             return std::vector<double> { msSince(start), static_cast<double>(stats.lines),
                 peakRssMb() };

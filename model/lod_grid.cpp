@@ -12,7 +12,7 @@ LodGrid LodGrid::forSpan(TimeNs spanNs)
     return grid;
 }
 
-int LodGrid::bandOf(TimeNs durationNs) const
+int LodGrid::bandByLoop(TimeNs durationNs) const
 {
     int band = 0;
     while (band < levels && durationNs >= bucketNs(band + 1))

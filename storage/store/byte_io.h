@@ -35,11 +35,20 @@ class ByteWriter
 public:
     void varint(std::uint64_t v)
     {
+        if (v < 0x80) {
+            m_bytes.push_back(static_cast<char>(v));
+            return;
+        }
+        // Built aside and appended at once: a push_back per byte (a capacity check and a
+        // terminator each) made varints 6 % of a Paraver ingest.
+        char raw[10];
+        std::size_t n = 0;
         while (v >= 0x80) {
-            m_bytes.push_back(static_cast<char>((v & 0x7F) | 0x80));
+            raw[n++] = static_cast<char>((v & 0x7F) | 0x80);
             v >>= 7;
         }
-        m_bytes.push_back(static_cast<char>(v));
+        raw[n++] = static_cast<char>(v);
+        m_bytes.append(raw, n);
     }
     void svarint(std::int64_t v) { varint(zigzag(v)); }
     void u8(std::uint8_t v) { m_bytes.push_back(static_cast<char>(v)); }

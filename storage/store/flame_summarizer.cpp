@@ -213,8 +213,10 @@ int firstStoredLevel(const model::LodGrid& grid, std::span<const model::Interval
     };
     // Parts each band adds, at the level it joins (band b at level b + 1).
     std::vector<std::int64_t> joining(static_cast<std::size_t>(grid.levels) + 1, 0);
+    std::vector<std::uint8_t> bands(sorted.size());  // asked at every level below
     for (std::size_t i = 0; i < sorted.size(); ++i) {
         const int band = grid.bandOf(sorted[i].durationNs());
+        bands[i] = static_cast<std::uint8_t>(band);
         if (band >= grid.levels)
             continue;
         const std::int64_t n = pieces(sorted[i], grid.bucketNs(band + 1));
@@ -241,7 +243,7 @@ int firstStoredLevel(const model::LodGrid& grid, std::span<const model::Interval
         };
         for (std::size_t i = 0; i < sorted.size(); ++i) {
             const model::Interval& iv = sorted[i];
-            if (grid.bandOf(iv.durationNs()) >= std::min(level, grid.levels))
+            if (bands[i] >= std::min(level, grid.levels))
                 continue;
             const std::int64_t first = model::floorDiv(iv.startNs, w);
             const std::int64_t end =

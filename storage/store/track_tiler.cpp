@@ -27,6 +27,36 @@ void assignDepths(std::vector<model::Interval>& sorted)
     }
 }
 
+/// Sorts intervals by (start, seq). Through 16-byte keys, then one gather: sorting the
+/// 40-byte intervals themselves moved them about log n times each (7 % of a Paraver
+/// ingest's instructions). Tracks already in order (a Paraver thread's states alone)
+/// are left as they are.
+void sortByStart(std::vector<model::Interval>& events)
+{
+    const auto before = [](const model::Interval& a, const model::Interval& b) {
+        return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
+    };
+    if (std::is_sorted(events.begin(), events.end(), before))
+        return;
+    struct Key
+    {
+        TimeNs startNs;
+        std::uint32_t seq;
+        std::uint32_t index;
+    };
+    std::vector<Key> keys(events.size());
+    for (std::size_t i = 0; i < events.size(); ++i)
+        keys[i] = { events[i].startNs, events[i].seq, static_cast<std::uint32_t>(i) };
+    std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+        return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
+    });
+    std::vector<model::Interval> sorted;
+    sorted.reserve(events.size());
+    for (const Key& k : keys)
+        sorted.push_back(events[k.index]);
+    events.swap(sorted);
+}
+
 /// Cuts `rows` (already in time order; any range) into tiles of kEventsPerTile.
 template<typename Tile, typename Rows, typename Fill, typename Start, typename End>
 void cutExact(TrackTiles& out, TileKind kind, int level, Rows&& rows, int zstdLevel, Fill fill,
@@ -277,9 +307,7 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
     auto& events = buf.intervals;
     if (events.empty())
         return;
-    std::sort(events.begin(), events.end(), [](const model::Interval& a, const model::Interval& b) {
-        return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
-    });
+    sortByStart(events);
     assignDepths(events);
 
     std::vector<std::uint8_t> bands(events.size());

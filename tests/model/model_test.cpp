@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <bit>
+
 using namespace strata::model;
 
 TEST_CASE("strings are interned once with stable ids, 0 being the empty string", "[strings]")
@@ -80,6 +82,30 @@ TEST_CASE("the LOD grid nests buckets by the factor and bands durations", "[lod]
     CHECK(grid.bandOf(grid.bucketNs(1)) == 1);
     CHECK(grid.bandOf(grid.bucketNs(3) + 5) == 3);
     CHECK(grid.bandOf(INT64_MAX / 2) == grid.levels);
+    // bandOf counts the bands at once; it must agree with the definition (a loop over the
+    // levels) at every band border, for factors and bases other than the default too.
+    for (const int factorLog2 : { 1, 2, 3 }) {
+        for (const TimeNs base : { TimeNs(256), TimeNs(1000), TimeNs(1) }) {
+            for (const int levels : { 1, 5, 22 }) {
+                LodGrid g;
+                g.baseBucketNs = base;
+                g.factorLog2 = factorLog2;
+                g.levels = levels;
+                // Only grids whose widths fit (the loop overflows on the others).
+                if (std::bit_width(std::uint64_t(base)) + factorLog2 * (levels - 1) > 61)
+                    continue;
+                for (int k = 1; k <= levels + 1 && g.bucketNs(k) < INT64_MAX / 4; ++k) {
+                    for (const TimeNs d : { g.bucketNs(k) - 1, g.bucketNs(k), g.bucketNs(k) + 1,
+                             2 * g.bucketNs(k) + 3 }) {
+                        INFO("f=" << factorLog2 << " base=" << base << " levels=" << levels
+                                  << " d=" << d);
+                        CHECK(g.bandOf(d) == g.bandByLoop(d));
+                    }
+                }
+                CHECK(g.bandOf(INT64_MAX) == g.bandByLoop(INT64_MAX));
+            }
+        }
+    }
     // The coarsest level no wider than a pixel.
     CHECK(grid.levelFor(grid.bucketNs(1) - 1.0) == 0);
     CHECK(grid.levelFor(static_cast<double>(grid.bucketNs(2))) == 2);
@@ -87,5 +113,15 @@ TEST_CASE("the LOD grid nests buckets by the factor and bands durations", "[lod]
     CHECK(grid.levelFor(1e30) == grid.levels);
     CHECK(floorDiv(-1, 256) == -1);
     CHECK(floorDiv(255, 256) == 0);
+    // Powers of two take a shift: it must floor as the division does, negatives included.
+    for (const std::int64_t b :
+        std::initializer_list<std::int64_t> { 1, 2, 256, 1000, 1024, 3, std::int64_t(1) << 50 }) {
+        for (const std::int64_t a : { std::int64_t(0), std::int64_t(1), std::int64_t(-1), b - 1, b,
+                 -b, -b - 1, -b + 1, 5 * b + 3, -5 * b - 3, INT64_MAX, INT64_MIN + 1 }) {
+            INFO(a << " / " << b);
+            const std::int64_t q = a / b;
+            CHECK(floorDiv(a, b) == ((a % b != 0 && a < 0) ? q - 1 : q));
+        }
+    }
     CHECK(grid.bucketOf(-5, 1) == -1);
 }

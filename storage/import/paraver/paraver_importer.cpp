@@ -1,7 +1,7 @@
 #include "storage/import/paraver/paraver_importer.h"
 
-#include "storage/import/common/gzip_reader.h"
 #include "storage/import/paraver/paraver_importer_p.h"
+#include "storage/import/paraver/paraver_record_batches.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -56,50 +56,69 @@ void Importer::feedLast(
 ParaverImportStats Importer::run()
 {
     start();
-    GzipReader reader(m_path, true);
+    RecordBatchReader reader(m_path, m_options.threads);
     const std::uint64_t total = reader.fileSizeBytes();
-    std::vector<char> buffer(std::size_t(4) << 20);
-    std::size_t filled = 0;
-    bool eof = false;
-    while (!eof) {
-        if (filled == buffer.size())
-            buffer.resize(buffer.size() * 2);  // a line longer than the buffer
-        std::size_t got = reader.read(buffer.data() + filled, buffer.size() - filled);
-        if (got == 0)
-            eof = true;
-        filled += got;
-        const char* begin = buffer.data();
-        const char* end = begin + filled;
-        const char* line = begin;
-        while (line < end) {
-            const char* nl = static_cast<const char*>(std::memchr(line, '\n', size_t(end - line)));
-            if (!nl)
-                break;
-            feed(line, nl, m_lineNumber + 1);
-            line = nl + 1;
+    bool truncated = false;
+    for (bool last = false; !last;) {
+        const RecordBatch& batch = reader.next();
+        const std::size_t lines = batch.lines.size();
+        for (std::size_t i = 0; i < lines; ++i) {
+            const BatchLine& line = batch.lines[i];
+            if (line.kind != LineKind::Text && m_headerSeen) {
+                ++m_lineNumber;
+                handleRecord(line, batch.numbers.data() + line.firstNumber);
+            } else if (batch.unterminatedLast && i + 1 == lines) {
+                feedLast(line.begin, line.end, m_lineNumber + 1, batch.truncated);
+            } else {
+                feed(line.begin, line.end, m_lineNumber + 1);
+            }
         }
-        std::size_t rest = std::size_t(end - line);
-        if (eof && rest > 0) {
-            feedLast(line, end, m_lineNumber + 1, reader.truncated());
-            rest = 0;
-        }
-        std::memmove(buffer.data(), line, rest);
-        filled = rest;
-        if (m_progress && !m_progress(reader.fileBytesRead(), total))
+        if (batch.error)
+            std::rethrow_exception(batch.error);
+        if (m_progress && !m_progress(batch.fileBytesRead, total))
             throw Cancelled();
+        last = batch.last;
+        truncated = batch.truncated;
+        m_stats.bytes = batch.bytesRead;
     }
-    if (reader.truncated() && !m_stats.truncated) {
+    if (truncated && !m_stats.truncated) {
         m_stats.truncated = true;
         m_stats.warnings.push_back("the compressed file ends early; records up to line "
             + std::to_string(m_lineNumber) + " were read");
     }
     if (!m_headerSeen)
         throw InputError::atLine(m_file, 1, "expected a Paraver header '#Paraver (DATE):...'");
-    m_stats.bytes = reader.bytesRead();
     m_stats.lines = m_lineNumber;
     closeOpenEvents(std::max(m_stats.header.endNs, m_maxTimeNs));
     addAnomalyWarnings(m_stats);
     return std::move(m_stats);
+}
+
+void Importer::handleRecord(const BatchLine& line, const std::int64_t* numbers)
+{
+    switch (line.kind) {
+    case LineKind::State:
+        ++m_stats.states;
+        stateRecord(numbers);
+        return;
+    case LineKind::Event: {
+        ++m_stats.eventLines;
+        const std::uint32_t thread = threadIndex(numbers[1], numbers[2], numbers[3]);
+        const TimeNs time = toNs(numbers[4], "event time");
+        for (std::uint32_t k = 0; k < line.pairs; ++k) {
+            const std::int64_t value = numbers[6 + 2 * k];
+            ++m_stats.eventPairs;
+            addEventPair(thread, time, numbers[5 + 2 * k], double(value), value, true);
+        }
+        return;
+    }
+    case LineKind::Communication:
+        ++m_stats.communications;
+        communicationRecord(numbers);
+        return;
+    case LineKind::Text:
+        break;
+    }
 }
 
 void Importer::handleLine(const char* begin, const char* end)
@@ -174,6 +193,11 @@ void Importer::handleState(const char* p, const char* end)
     const auto f = readFields(p, end, kNames, kLayout);
     if (p != end || end[-1] == ':')
         fail(std::string("expected 8 fields") + kLayout);
+    stateRecord(f.data());
+}
+
+void Importer::stateRecord(const std::int64_t* f)
+{
     const std::uint32_t thread = threadIndex(f[1], f[2], f[3]);
     if (f[5] < f[4])
         fail("expected end >= begin in a state record, not " + std::to_string(f[5]) + " < "
@@ -315,7 +339,6 @@ void Importer::addEventPair(std::uint32_t thread, TimeNs time, std::int64_t type
     std::int64_t intValue, bool isInt)
 {
     TypeInfo& info = typeInfo(type);
-    const std::uint64_t key = (std::uint64_t(thread) << 40) | std::uint64_t(type);
     if (info.kind == TypeKind::Counter || !isInt) {
         std::vector<TrackId>& tracks = m_counterTracks[thread];
         if (tracks.size() <= info.slot)
@@ -337,7 +360,11 @@ void Importer::addEventPair(std::uint32_t thread, TimeNs time, std::int64_t type
         }
         return;
     }
-    std::vector<OpenEvent>& stack = m_open[key];
+    // Per thread, by the type's slot: a hash lookup per pair was a tenth of the import.
+    std::vector<std::vector<OpenEvent>>& stacks = m_open[thread];
+    if (stacks.size() <= info.slot)
+        stacks.resize(info.slot + 1);
+    std::vector<OpenEvent>& stack = stacks[info.slot];
     if (info.kind == TypeKind::Replace) {
         if (!stack.empty()) {
             closeOpen(thread, info, stack.back(), time);
@@ -368,24 +395,31 @@ void Importer::addEventPair(std::uint32_t thread, TimeNs time, std::int64_t type
 void Importer::closeOpenEvents(TimeNs endNs)
 {
     m_stats.endNs = endNs;
+    // By (thread, type).
+    std::vector<std::int64_t> slotTypes(m_types.size());
+    for (const auto& [type, info] : m_types)
+        slotTypes[info.slot] = type;
     std::vector<std::uint64_t> keys;
-    for (const auto& [key, stack] : m_open) {
-        if (!stack.empty())
-            keys.push_back(key);
+    for (std::size_t thread = 0; thread < m_open.size(); ++thread) {
+        for (std::size_t slot = 0; slot < m_open[thread].size(); ++slot) {
+            if (!m_open[thread][slot].empty())
+                keys.push_back((std::uint64_t(thread) << 40) | std::uint64_t(slotTypes[slot]));
+        }
     }
     std::sort(keys.begin(), keys.end());
     for (std::uint64_t key : keys) {
         const auto thread = std::uint32_t(key >> 40);
         const auto type = std::int64_t(key & ((std::uint64_t(1) << 40) - 1));
         const TypeInfo& info = m_types.at(type);
-        for (const OpenEvent& open : m_open[key]) {
+        for (const OpenEvent& open : m_open[thread][info.slot]) {
             closeOpen(thread, info, open, m_stats.endNs);
             ++m_stats.unclosedBegins;
             if (m_stats.firstUnclosedLine == 0 || open.line < m_stats.firstUnclosedLine)
                 m_stats.firstUnclosedLine = open.line;
         }
     }
-    m_open.clear();
+    for (auto& stacks : m_open)
+        stacks.clear();
 }
 
 void addAnomalyWarnings(ParaverImportStats& stats)
@@ -421,6 +455,11 @@ void Importer::handleCommunication(const char* p, const char* end)
     const auto f = readFields(p, end, kNames, kLayout);
     if (p != end || end[-1] == ':')
         fail(std::string("expected 15 fields") + kLayout);
+    communicationRecord(f.data());
+}
+
+void Importer::communicationRecord(const std::int64_t* f)
+{
     const std::uint32_t from = threadIndex(f[1], f[2], f[3]);
     const std::uint32_t to = threadIndex(f[7], f[8], f[9], false);
     toNs(f[4], "logical send time");

@@ -3,8 +3,10 @@
 // records (plain or gzip, detected by the magic bytes), named with the `.pcf` and `.row`
 // next to it (same stem, both optional).
 //
-// One streaming pass, line by line, with hand-written integer parsing. Memory besides the
-// sink: the read window, the header's process model, the .pcf tables, and one stack of
+// One streaming pass, line by line, with hand-written integer parsing: the records'
+// numbers are parsed a batch of lines ahead (paraver_record_batches.h; on a thread of its
+// own with options.threads >= 2), then imported in file order. Memory besides the sink:
+// a few batches of text, the header's process model, the .pcf tables, and one stack of
 // open events per (thread, event type).
 //
 // Tracks, all created up front in header order: Node (".row" NODE label, else "node N")
@@ -86,6 +88,9 @@ struct ParaverImportOptions
     /// the receiver's node, process and thread, which the run resolves. -1: to the last.
     int firstRoot = 0;
     int endRoot = -1;
+    /// 2 or more: a thread reads and parses the records ahead while the caller imports
+    /// them (the same calls to the sink in the same order: the same store).
+    int threads = 1;
 };
 
 struct ParaverImportStats

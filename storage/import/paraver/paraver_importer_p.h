@@ -19,6 +19,7 @@
 
 namespace strata::storage::paraver_detail {
 
+struct BatchLine;
 
 using model::Role;
 using model::StringId;
@@ -175,7 +176,13 @@ private:
     void createTracks();
     void handleHeader(std::string_view line);
     void handleLine(const char* begin, const char* end);
+    /// A record the batch reader parsed (paraver_record_batches.h): what handleLine does
+    /// with its text, from its numbers.
+    void handleRecord(const BatchLine& line, const std::int64_t* numbers);
     void handleState(const char* p, const char* end);
+    /// A state record's 7 fields after "1:", a communication's 14 after "3:".
+    void stateRecord(const std::int64_t* fields);
+    void communicationRecord(const std::int64_t* fields);
     void handleEvent(const char* p, const char* end);
     void handleCommunication(const char* p, const char* end);
     /// The thread's index; `inShare`: its node must be one this share builds (records
@@ -236,7 +243,7 @@ private:
     std::int64_t m_lastTypeId = -1;
     TypeInfo* m_lastType = nullptr;
     std::vector<std::vector<TrackId>> m_counterTracks;  ///< [thread][type slot]
-    std::unordered_map<std::uint64_t, std::vector<OpenEvent>> m_open;
+    std::vector<std::vector<std::vector<OpenEvent>>> m_open;  ///< [thread][type slot]
     StringId m_stateCategory = model::kEmptyString;
     StringId m_messageName = model::kEmptyString;
     TimeNs m_maxTimeNs = 0;

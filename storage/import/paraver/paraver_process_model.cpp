@@ -124,6 +124,7 @@ void Importer::createTracks()
     }
     m_threadSeq.assign(m_threadTracks.size(), 0);
     m_counterTracks.assign(m_threadTracks.size(), {});
+    m_open.assign(m_threadTracks.size(), {});
     m_foreignThreads.assign(m_threadTracks.size(), model::kNoTrack);
 }
 

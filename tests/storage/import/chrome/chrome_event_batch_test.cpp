@@ -9,6 +9,7 @@
 #include "storage/store/trace_sink.h"
 
 #include "tests/support/temp_dir.h"
+#include "tests/support/transcript_sink.h"
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -108,56 +109,12 @@ std::vector<std::string> scanAll(std::string_view text, int threads)
     return out;
 }
 
-/// Every call an importer makes, as text, in order.
-class TranscriptSink : public storage::TraceSink
-{
-public:
-    model::StringTable& strings() override { return m_strings; }
-    model::TrackId addTrack(model::TrackId parent, model::ResourceKind kind, std::string name,
-        std::int64_t sortKey, std::string label) override
-    {
-        out << "track " << parent << ' ' << static_cast<int>(kind) << ' ' << name << ' ' << sortKey
-            << ' ' << label << '\n';
-        return m_tracks++;
-    }
-    void setMeta(std::string key, std::string value) override
-    {
-        out << "meta " << key << '=' << value << '\n';
-    }
-    void addInterval(model::TrackId t, const model::Interval& e, std::string_view args) override
-    {
-        out << "X " << t << ' ' << e.startNs << ' ' << e.endNs << ' ' << m_strings.text(e.name)
-            << ' ' << m_strings.text(e.category) << ' ' << int(e.depth) << ' '
-            << static_cast<int>(e.role) << ' ' << e.seq << ' ' << args << '\n';
-    }
-    void addInstant(model::TrackId t, const model::Instant& e, std::string_view args) override
-    {
-        out << "i " << t << ' ' << e.timeNs << ' ' << m_strings.text(e.name) << ' ' << args << '\n';
-    }
-    void addCounterSample(model::TrackId t, const model::CounterSample& s) override
-    {
-        out << "C " << t << ' ' << s.timeNs << ' ' << s.value << '\n';
-    }
-    void addFlow(model::TrackId t, const model::Flow& f) override
-    {
-        out << "f " << t << ' ' << f.fromNs << ' ' << f.toTrack << ' ' << f.toNs << '\n';
-    }
-    model::StackId internStack(model::StackId, model::StringId) override { return 0; }
-    void addStackSample(model::TrackId, const model::StackSample&) override { out << "sample\n"; }
-
-    std::ostringstream out;
-
-private:
-    model::StringTable m_strings;
-    model::TrackId m_tracks = 0;
-};
-
 /// The import's transcript and report, or its error; with `prescanAhead`, its pass 1 is
 /// made first on its own (prescanChromeJson) and given to the import.
 std::string importTranscript(
     const std::filesystem::path& path, int threads, bool prescanAhead = false)
 {
-    TranscriptSink sink;
+    test::TranscriptSink sink;
     storage::ChromeImportOptions options;
     options.threads = threads;
     try {
@@ -282,7 +239,7 @@ TEST_CASE("A Chrome import given its pass 1 made ahead does not make it again", 
     write("after", 30);
 
     const std::string ahead = [&] {
-        TranscriptSink sink;
+        test::TranscriptSink sink;
         storage::importChromeJson(file, sink, options);
         return sink.out.str();
     }();

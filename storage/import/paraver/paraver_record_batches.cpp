@@ -1,0 +1,295 @@
+#include "storage/import/paraver/paraver_record_batches.h"
+
+#include "storage/import/common/gzip_reader.h"
+
+#include <bit>
+#include <cstring>
+
+namespace strata::storage::paraver_detail {
+
+namespace {
+
+constexpr std::uint64_t kPow10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+    100000000 };
+
+/// The value of the first `n` (1..8) decimal digits of the 8 bytes `chunk` (the first
+/// character in the lowest byte), eight at once: shifted so that they end the word, the
+/// bytes before them count as leading zeros (Lemire's parse_eight_digits_unrolled).
+inline std::uint64_t digitsValue(std::uint64_t chunk, int n)
+{
+    std::uint64_t v = (chunk - 0x3030303030303030ULL) << (8 * (8 - n));
+    v = (v * 10) + (v >> 8);
+    return (((v & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32)))
+               + (((v >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32))))
+        >> 32;
+}
+
+/// Reads a number of 1 to 18 digits (no sign: a '-' is left to the importer's parser,
+/// which says what it expected) and moves `p` past it. Bytes up to `limit` may be read
+/// beyond the number: 8 at a time while they last (a line ends in '\n', no digit), then
+/// one by one. A digit at a time was most of the parse (7 instructions a character).
+inline bool digits(const char*& p, const char* limit, std::int64_t& value)
+{
+    std::uint64_t v = 0;
+    int total = 0;
+    while (limit - p >= 8) {
+        std::uint64_t chunk;
+        std::memcpy(&chunk, p, 8);
+        // A byte b is a digit when (b ^ '0') < 10: then neither it nor b ^ '0' + 0x76 has
+        // its high bit. A carry out of a non-digit's byte only spoils the bytes after it.
+        const std::uint64_t x = chunk ^ 0x3030303030303030ULL;
+        const std::uint64_t other = ((x + 0x7676767676767676ULL) | x) & 0x8080808080808080ULL;
+        const int n = other == 0 ? 8 : std::countr_zero(other) / 8;
+        if (n > 0) {
+            v = v * kPow10[n] + digitsValue(chunk, n);
+            total += n;
+            p += n;
+        }
+        if (n < 8 || total > 18)
+            return total > 0 && total <= 18 && (value = static_cast<std::int64_t>(v), true);
+    }
+    while (p != limit && static_cast<unsigned>(*p - '0') < 10 && total <= 18) {
+        v = v * 10 + static_cast<unsigned>(*p - '0');
+        ++p;
+        ++total;
+    }
+    if (total == 0 || total > 18)  // 18 digits never overflow
+        return false;
+    value = static_cast<std::int64_t>(v);
+    return true;
+}
+
+/// `count` numbers separated by ':', the last one ending the line.
+bool fieldsToEnd(
+    const char* p, const char* end, const char* limit, int count, std::vector<std::int64_t>& out)
+{
+    for (int i = 0; i < count; ++i) {
+        std::int64_t v = 0;
+        if (!digits(p, limit, v))
+            return false;
+        out.push_back(v);
+        if (i + 1 < count) {
+            if (p == end || *p != ':')
+                return false;
+            ++p;
+        }
+    }
+    return p == end;
+}
+
+/// 2:cpu:appl:task:thread:time:type:value[:type:value...] with integer values and types
+/// below 2^40 (handleEvent's limit).
+bool eventFields(const char* p, const char* end, const char* limit, std::vector<std::int64_t>& out,
+    std::uint32_t& pairs)
+{
+    for (int i = 0; i < 5; ++i) {
+        std::int64_t v = 0;
+        if (!digits(p, limit, v) || p == end || *p != ':')
+            return false;
+        out.push_back(v);
+        ++p;
+    }
+    pairs = 0;
+    for (;;) {
+        std::int64_t type = 0;
+        std::int64_t value = 0;
+        if (!digits(p, limit, type) || type >= (std::int64_t(1) << 40) || p == end || *p != ':')
+            return false;
+        ++p;
+        if (!digits(p, limit, value))
+            return false;
+        out.push_back(type);
+        out.push_back(value);
+        ++pairs;
+        if (p == end)
+            return true;
+        if (*p != ':' || ++p == end)
+            return false;  // a trailing ':' is an error the importer words
+    }
+}
+
+}  // namespace
+
+void parseLine(const char* begin, const char* end, const char* limit, RecordBatch& batch)
+{
+    BatchLine& line = batch.lines.emplace_back();
+    line.begin = begin;
+    line.end = end;
+    if (end > begin && end[-1] == '\r')
+        --end;
+    if (end - begin < 2 || begin[1] != ':')
+        return;
+    line.firstNumber = static_cast<std::uint32_t>(batch.numbers.size());
+    bool parsed = false;
+    switch (*begin) {
+    case '1':
+        line.kind = LineKind::State;
+        parsed = fieldsToEnd(begin + 2, end, limit, 7, batch.numbers);
+        break;
+    case '2':
+        line.kind = LineKind::Event;
+        parsed = eventFields(begin + 2, end, limit, batch.numbers, line.pairs);
+        break;
+    case '3':
+        line.kind = LineKind::Communication;
+        parsed = fieldsToEnd(begin + 2, end, limit, 14, batch.numbers);
+        break;
+    default:
+        break;
+    }
+    if (!parsed) {
+        line.kind = LineKind::Text;
+        line.pairs = 0;
+        batch.numbers.resize(line.firstNumber);
+    }
+}
+
+RecordBatchReader::RecordBatchReader(const std::filesystem::path& prv, int threads)
+    : m_reader(std::make_unique<GzipReader>(prv, true))
+    , m_fileSizeBytes(m_reader->fileSizeBytes())
+{
+    if (threads < 2)
+        return;
+    for (std::size_t i = 0; i < kQueuedBatches; ++i)
+        m_free.push_back(std::make_unique<RecordBatch>());
+    for (int i = 0; i < threads; ++i)
+        m_threads.emplace_back([this] { work(); });
+}
+
+RecordBatchReader::~RecordBatchReader()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_cv.notify_all();
+    for (std::thread& t : m_threads)
+        t.join();
+}
+
+void RecordBatchReader::read(RecordBatch& batch)
+{
+    batch.lines.clear();
+    batch.numbers.clear();
+    batch.unterminatedLast = false;
+    batch.truncated = false;
+    batch.error = nullptr;
+    batch.text.assign(m_carry.begin(), m_carry.end());
+    m_carry.clear();
+    bool eof = false;
+    std::size_t lineEnd = 0;  // just past the batch's last '\n'
+    try {
+        for (;;) {
+            const std::size_t old = batch.text.size();
+            batch.text.resize(old + GzipReader::kBlockBytes);
+            const std::size_t got =
+                m_reader->read(batch.text.data() + old, GzipReader::kBlockBytes);
+            batch.text.resize(old + got);
+            if (got == 0) {
+                eof = true;
+                break;
+            }
+            if (const void* nl = memrchr(batch.text.data() + old, '\n', got)) {
+                lineEnd =
+                    static_cast<std::size_t>(static_cast<const char*>(nl) - batch.text.data()) + 1;
+                break;
+            }
+            // No '\n' yet: a line longer than a block; read on.
+        }
+    } catch (...) {
+        batch.error = std::current_exception();
+    }
+    batch.lineEnd = lineEnd;
+    batch.last = eof || batch.error;
+    if (batch.last) {
+        // What follows the last '\n' is the file's last line (parseLines), unless reading
+        // failed: then it is dropped, as a line cut short.
+        if (batch.error)
+            batch.text.resize(lineEnd);
+        else
+            batch.truncated = m_reader->truncated();
+    } else {
+        m_carry.assign(batch.text.begin() + static_cast<std::ptrdiff_t>(lineEnd), batch.text.end());
+        batch.text.resize(lineEnd);  // no reallocation: the text stays where it is
+    }
+    batch.fileBytesRead = m_reader->fileBytesRead();
+    batch.bytesRead = m_reader->bytesRead();
+}
+
+namespace {
+
+/// Cuts a batch's text into lines and parses them.
+void parseLines(RecordBatch& batch)
+{
+    const char* line = batch.text.data();
+    const char* stop = line + batch.lineEnd;
+    const char* end = batch.text.data() + batch.text.size();
+    while (line < stop) {
+        const char* nl =
+            static_cast<const char*>(std::memchr(line, '\n', std::size_t(stop - line)));
+        parseLine(line, nl, end, batch);
+        line = nl + 1;
+    }
+    if (line < end) {
+        parseLine(line, end, end, batch);
+        batch.lines.back().kind = LineKind::Text;  // read by feedLast, which may drop it
+        batch.unterminatedLast = true;
+    }
+}
+
+}  // namespace
+
+void RecordBatchReader::work()
+{
+    for (;;) {
+        std::unique_ptr<RecordBatch> batch;
+        {
+            std::unique_lock lock(m_mutex);
+            m_cv.wait(lock, [&] { return m_stop || !m_free.empty(); });
+            if (m_stop)
+                return;
+            batch = std::move(m_free.back());
+            m_free.pop_back();
+        }
+        std::uint64_t number = 0;
+        {
+            std::lock_guard lock(m_readMutex);
+            if (m_readEnded)
+                return;  // (the batch is not needed any more)
+            number = m_nextRead++;
+            read(*batch);
+            m_readEnded = batch->last;
+        }
+        parseLines(*batch);
+        {
+            std::lock_guard lock(m_mutex);
+            m_ready.emplace(number, std::move(batch));
+        }
+        m_cv.notify_all();
+    }
+}
+
+const RecordBatch& RecordBatchReader::next()
+{
+    if (m_done)
+        throw std::logic_error("RecordBatchReader::next after the last batch");
+    if (m_threads.empty()) {
+        if (!m_current)
+            m_current = std::make_unique<RecordBatch>();
+        read(*m_current);
+        parseLines(*m_current);
+    } else {
+        std::unique_lock lock(m_mutex);
+        if (m_current)
+            m_free.push_back(std::move(m_current));
+        m_cv.notify_all();
+        m_cv.wait(lock, [&] { return m_ready.count(m_nextOut) > 0; });
+        auto it = m_ready.find(m_nextOut++);
+        m_current = std::move(it->second);
+        m_ready.erase(it);
+    }
+    m_done = m_current->last;
+    return *m_current;
+}
+
+}  // namespace strata::storage::paraver_detail
