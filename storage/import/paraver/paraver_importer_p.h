@@ -114,32 +114,27 @@ inline bool nextInt(const char*& p, const char* end, std::int64_t& value)
     return true;
 }
 
-/// A counter value: an integer (unsigned 64-bit ones too) or a decimal number.
+/// A counter value: an integer (unsigned 64-bit ones too) or a decimal number; the
+/// field ends at ':' or at `end`, and `p` moves past the ':'. A decimal's integer part
+/// is a valid integer by itself: each reading must end where the field does.
 inline bool nextValue(const char*& p, const char* end, double& value)
 {
+    auto fieldEnds = [end](const char* ptr) { return ptr == end || *ptr == ':'; };
+    const char* ptr = nullptr;
     std::int64_t i = 0;
-    const char* q = p;
-    if (nextInt(q, end, i)) {
-        p = q;
-        value = double(i);
-        return true;
-    }
     std::uint64_t u = 0;
-    auto [ptr, ec] = std::from_chars(p, end, u);
-    if (ec != std::errc() || ptr == p) {
-        auto [dptr, dec] = std::from_chars(p, end, value);
-        if (dec != std::errc() || dptr == p)
-            return false;
-        ptr = dptr;
-    } else {
+    if (const auto r = std::from_chars(p, end, i); r.ec == std::errc() && fieldEnds(r.ptr)) {
+        value = double(i);
+        ptr = r.ptr;
+    } else if (const auto r = std::from_chars(p, end, u); r.ec == std::errc() && fieldEnds(r.ptr)) {
         value = double(u);
+        ptr = r.ptr;
+    } else if (const auto r = std::from_chars(p, end, value); r.ec == std::errc() && fieldEnds(r.ptr)) {
+        ptr = r.ptr;
+    } else {
+        return false;
     }
-    if (ptr != end) {
-        if (*ptr != ':')
-            return false;
-        ++ptr;
-    }
-    p = ptr;
+    p = ptr == end ? ptr : ptr + 1;
     return true;
 }
 

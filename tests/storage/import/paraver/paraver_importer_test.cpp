@@ -18,6 +18,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -328,6 +329,34 @@ TEST_CASE("Paraver records into a MemoryTrace", "[paraver]") {
         CHECK(text(trace, flow.name) == "message");
         CHECK(stats.flows == 1);
     }
+}
+
+TEST_CASE("Paraver event values may be decimal numbers", "[paraver]") {
+    // A decimal value's integer part reads as an integer by itself: "2.5" was taken for 2
+    // followed by a bad character, and the line was an error.
+    test::TempDir dir;
+    writeFile(dir / "d.prv",
+        kHeader
+            + "2:1:1:1:1:10:42000050:2.5\n"
+              "2:1:1:1:1:20:42000050:-1.25:42000051:18446744073709551615\n"
+              "2:1:1:1:1:30:42000050:7:42000051:3e2\n");
+    MemoryTrace trace;
+    const ParaverImportStats stats = storage::importParaver(dir / "d.prv", trace);
+    CHECK(stats.counterSamples == 5);
+    std::map<std::string, std::vector<model::CounterSample>> counters;
+    for (model::TrackId t = 0; t < trace.resources().size(); ++t) {
+        if (trace.resources().track(t).kind == model::ResourceKind::Counter)
+            counters[trace.resources().track(t).name] = trace.track(t).counters;
+    }
+    CHECK(counters.at("type 42000050")
+          == std::vector<model::CounterSample> { { 10, 2.5 }, { 20, -1.25 }, { 30, 7 } });
+    CHECK(counters.at("type 42000051")
+          == std::vector<model::CounterSample> { { 20, 18446744073709551615.0 }, { 30, 300 } });
+    // Still an error: a value that is no number, or a number followed by junk.
+    CHECK_THAT(importError(kHeader + "2:1:1:1:1:10:42000050:2.5x\n"),
+        Catch::Contains("line 2"));
+    CHECK_THAT(importError(kHeader + "2:1:1:1:1:10:42000050:abc\n"),
+        Catch::Contains("line 2"));
 }
 
 TEST_CASE("Paraver without .pcf/.row uses numeric names, and .prv.gz is detected", "[paraver]") {
