@@ -190,3 +190,25 @@ TEST_CASE("a store's pages hold its payloads with little space left unused", "[s
     REQUIRE(size > (1 << 20));
     CHECK(size * 100 <= payloads * 120);
 }
+
+TEST_CASE("a store whose path holds URI delimiters opens by any path", "[store]")
+{
+    // Published stores are opened through an SQLite URI (immutable=1): '%', '?' and '#'
+    // in a folder or file name must reach the file system as they are.
+    storage::MemoryTrace trace;
+    test::makeRandomTrace({ .seed = 5, .threads = 2, .intervalsPerThread = 200 }, trace);
+    test::TempDir dir;
+    const std::filesystem::path folder = dir / "50% of runs?#1 (copy)";
+    std::filesystem::create_directories(folder);
+    const auto path = buildStore(trace, folder / "a%41b#?.strata");
+    storage::StoreReader reader(path);
+    CHECK(reader.resources().tracks() == trace.resources().tracks());
+    const auto cwd = std::filesystem::current_path();
+    std::filesystem::current_path(folder);
+    CHECK(storage::StoreReader("a%41b#?.strata").resources().tracks().size()
+          == trace.resources().tracks().size());
+    std::filesystem::current_path(cwd);
+    // A name that differs only where an unescaped URI would be read differently is not
+    // found: "%41" stays three characters, not "A".
+    CHECK_THROWS_AS(storage::StoreReader(folder / "aAb#?.strata"), storage::StoreError);
+}
