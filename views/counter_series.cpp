@@ -8,30 +8,11 @@ namespace strata::views {
 HeldCounter heldCounter(const storage::TrackSlice& slice, const model::LodGrid& grid,
     model::TimeRange window, model::TimeNs trackEndNs)
 {
-    const model::TimeNs holdUntil = std::min(window.endNs, trackEndNs);
     HeldCounter out;
     auto& steps = out.steps;
-    if (slice.counterLevel == 0) {
-        const auto& s = slice.samples;
-        for (std::size_t i = 0; i < s.size(); ++i) {
-            const model::TimeNs until =
-                i + 1 < s.size() ? s[i + 1].timeNs : std::max(s[i].timeNs, holdUntil);
-            steps.push_back({ s[i].timeNs, until, s[i].value, s[i].value, s[i].value, true });
-        }
-    } else {
-        const model::TimeNs w = grid.bucketNs(slice.counterLevel);
-        const auto& c = slice.counterCells;
-        for (std::size_t i = 0; i < c.size(); ++i) {
-            const model::TimeNs start = c[i].bucket * w;
-            const model::TimeNs end = start + w;
-            steps.push_back({ start, end, c[i].min, c[i].max, c[i].mean, false });
-            // Buckets without samples, up to the next cell or the hold's end, carry the
-            // cell's last value.
-            const model::TimeNs gapEnd = i + 1 < c.size() ? c[i + 1].bucket * w : holdUntil;
-            if (gapEnd > end)
-                steps.push_back({ end, gapEnd, c[i].last, c[i].last, c[i].last, true });
-        }
-    }
+    steps.reserve(slice.counterLevel == 0 ? slice.samples.size() : 2 * slice.counterCells.size());
+    forEachCounterStep(slice, grid, counterHoldEnd(window, trackEndNs),
+        [&steps](const CounterStep& step) { steps.push_back(step); });
     double lo = std::numeric_limits<double>::infinity();
     double hi = -std::numeric_limits<double>::infinity();
     for (const CounterStep& step : steps) {

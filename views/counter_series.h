@@ -19,6 +19,7 @@
 #include <QList>
 #include <QPointF>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -52,6 +53,43 @@ struct HeldCounter
     bool shown =
         false;  ///< a finite value in the window (false before the first sample or after the last)
 };
+
+/// Calls `step(const CounterStep&)` for each step of `slice` (a counter track's answer),
+/// in time order, without storing them: the timeline's counter rows take a wide window's
+/// hundreds of thousands of samples this way. The last value holds until `holdUntilNs`.
+template<typename Step>
+void forEachCounterStep(const storage::TrackSlice& slice, const model::LodGrid& grid,
+    model::TimeNs holdUntilNs, Step&& step)
+{
+    if (slice.counterLevel == 0) {
+        const auto& s = slice.samples;
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            const model::TimeNs until =
+                i + 1 < s.size() ? s[i + 1].timeNs : std::max(s[i].timeNs, holdUntilNs);
+            step(CounterStep { s[i].timeNs, until, s[i].value, s[i].value, s[i].value, true });
+        }
+        return;
+    }
+    const model::TimeNs w = grid.bucketNs(slice.counterLevel);
+    const auto& c = slice.counterCells;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        const model::TimeNs start = c[i].bucket * w;
+        const model::TimeNs end = start + w;
+        step(CounterStep { start, end, c[i].min, c[i].max, c[i].mean, false });
+        // Buckets without samples, up to the next cell or the hold's end, carry the
+        // cell's last value.
+        const model::TimeNs gapEnd = i + 1 < c.size() ? c[i + 1].bucket * w : holdUntilNs;
+        if (gapEnd > end)
+            step(CounterStep { end, gapEnd, c[i].last, c[i].last, c[i].last, true });
+    }
+}
+
+/// Where a counter's last value stops holding in `window`: its end, or the track's last
+/// sample `trackEndNs` when that comes first.
+inline model::TimeNs counterHoldEnd(model::TimeRange window, model::TimeNs trackEndNs)
+{
+    return std::min(window.endNs, trackEndNs);
+}
 
 /// The steps of `slice` (a counter track's answer) in `window`; `trackEndNs` is the
 /// track's last sample, where the last value stops holding.

@@ -9,6 +9,7 @@
 #include <QPainterPath>
 
 #include <cmath>
+#include <limits>
 
 namespace strata::views {
 
@@ -35,27 +36,42 @@ void TimelineRenderer::paintCounter(const PlotCanvas::Clipped& canvas, const Row
     PlotMarks& marks) const
 {
     // Per pixel column: min and max of the steps over it; then one envelope line per
-    // column. The steps and their range are the counter charts' (heldCounter), so the row
-    // and the chart agree, also in a window without a sample.
-    const HeldCounter held =
-        heldCounter(slice, m_store.grid(), f.window, m_store.summary(row.track).lastNs);
-    if (!held.shown)
-        return;
+    // column. The steps are the counter charts' (forEachCounterStep, as heldCounter), so
+    // the row and the chart agree, also in a window without a sample; they are taken as
+    // they come, not stored: a wide window holds a few hundred thousand samples a row.
     const int width = f.plotWidthPx();
-    std::vector<double> lo(width, NAN), hi(width, NAN);
+    constexpr double kNone = std::numeric_limits<double>::infinity();
+    std::vector<double> lo(width, kNone), hi(width, -kNone);
+    double vmin = kNone, vmax = -kNone;  // over the steps shown: the row's value range
+    // f.xOf(t) - f.labelWidthPx, with the scale taken once (xOf divides) and each step's
+    // end, the next sample's start, converted once.
+    const double pxPerNs = f.pxPerNs();
+    const double label = f.labelWidthPx;
+    model::TimeNs lastT = f.window.startNs;
+    int lastColumn = 0;
     auto column = [&](model::TimeNs t) {
-        return static_cast<int>(std::clamp(std::floor(f.xOf(t) - f.labelWidthPx), -1.0, double(width)));
-    };
-    for (const CounterStep& step : held.steps) {
-        if (!step.showsIn(f.window))
-            continue;
-        const int x1 = std::min(width - 1, column(step.endNs));
-        for (int x = std::max(0, column(step.startNs)); x <= x1; ++x) {
-            lo[x] = std::isnan(lo[x]) ? step.min : std::min(lo[x], step.min);
-            hi[x] = std::isnan(hi[x]) ? step.max : std::max(hi[x], step.max);
+        if (t != lastT) {
+            const double x = label + static_cast<double>(t - f.window.startNs) * pxPerNs;
+            lastColumn = static_cast<int>(std::clamp(std::floor(x - label), -1.0, double(width)));
+            lastT = t;
         }
-    }
-    const double vmin = held.minValue, vmax = held.maxValue;
+        return lastColumn;
+    };
+    forEachCounterStep(slice, m_store.grid(),
+        counterHoldEnd(f.window, m_store.summary(row.track).lastNs), [&](const CounterStep& step) {
+            if (!step.showsIn(f.window))
+                return;
+            vmin = std::min(vmin, step.min);
+            vmax = std::max(vmax, step.max);
+            const int x0 = std::max(0, column(step.startNs));
+            const int x1 = std::min(width - 1, column(step.endNs));
+            for (int x = x0; x <= x1; ++x) {
+                lo[x] = std::min(lo[x], step.min);
+                hi[x] = std::max(hi[x], step.max);
+            }
+        });
+    if (!(vmin <= vmax))
+        return;  // nothing held in the window
     const int top = f.rowTop(row);
     const double scale = vmax > vmin ? (row.heightPx - 4) / (vmax - vmin) : 0;
     auto yOf = [&](double v) { return top + row.heightPx - 2 - (v - vmin) * scale; };
@@ -63,8 +79,8 @@ void TimelineRenderer::paintCounter(const PlotCanvas::Clipped& canvas, const Row
     // The envelope: one pixel column per x, from the column's max down to its min.
     const QRgb color = colorForName(info.name).rgb();
     for (int x = 0; x < width; ++x) {
-        if (std::isnan(lo[x]))
-            continue;
+        if (lo[x] > hi[x])
+            continue;  // no step over this column
         const int yHigh = static_cast<int>(std::floor(yOf(hi[x])));
         const int yLow = static_cast<int>(std::floor(yOf(lo[x])));
         canvas.fill(QRect(f.labelWidthPx + x, yHigh, 1, yLow - yHigh + 1), color);
