@@ -1,5 +1,7 @@
 #include "storage/store/sqlite_db.h"
 
+#include "storage/store/read_ahead_vfs.h"
+
 #include <sqlite3.h>
 
 namespace strata::storage {
@@ -31,14 +33,16 @@ SqliteDb::SqliteDb(const std::filesystem::path& path, Mode mode)
 {
     int flags = SQLITE_OPEN_READONLY;
     std::string name = path.string();
+    const char* vfs = nullptr;  // SQLite's default
     if (mode == Mode::Create) {
         flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     } else if (mode == Mode::Published) {
         flags |= SQLITE_OPEN_URI;
         name = immutableUri(path);
+        vfs = readAheadVfs();
     }
     // NOMUTEX: each connection is used by one thread at a time (the reader serialises).
-    if (sqlite3_open_v2(name.c_str(), &m_db, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    if (sqlite3_open_v2(name.c_str(), &m_db, flags | SQLITE_OPEN_NOMUTEX, vfs) != SQLITE_OK) {
         std::string msg = m_db ? sqlite3_errmsg(m_db) : "out of memory";
         sqlite3_close(m_db);
         m_db = nullptr;
