@@ -259,15 +259,15 @@ void StoreReader::readColdIndexes(const std::vector<model::TrackId>& tracks, std
         for (std::size_t i; bytes < budget && (i = next++) < cold.size();)
             bytes += m_shards[cold[i].first]->index(cold[i].second, slot)->bytes;
     };
-    onTwoCores([&] { read(0); }, [&] { read(1); });
+    onTwoCores(2, [&](std::size_t slot, int) { read(static_cast<int>(slot)); });
 }
 
 void StoreReader::onTwoCores(
-    const std::function<void()>& first, const std::function<void()>& second)
+    std::size_t count, const std::function<void(std::size_t item, int worker)>& body)
 {
     if (!m_secondCore)
         m_secondCore = std::make_unique<HelperThread>();
-    m_secondCore->run(2, [&](std::size_t item, int) { item == 0 ? first() : second(); });
+    m_secondCore->run(count, body);
 }
 
 std::vector<TrackSlice> StoreReader::query(const ViewportQuery& q)
@@ -309,9 +309,9 @@ std::vector<TrackSlice> StoreReader::query(const ViewportQuery& q)
             parts.push_back(&part);
         }
         // Many tracks go to both cores, a track at a time: each core takes the next track
-        // no core has taken, and reads it on its own connection of the track's shard
-        // (slot 0 or 1), so no connection is used twice at once. The tracks of a window
-        // cost unevenly (a busy thread's cells, a counter's samples, a stream's few
+        // no core has taken (onTwoCores), and reads it on its own connection of the
+        // track's shard (slot = worker), so no connection is used twice at once. The tracks of a
+        // window cost unevenly (a busy thread's cells, a counter's samples, a stream's few
         // kernels): halves fixed in advance left one core idle for up to a third of a
         // cold jump of the 100 M run (59 ms against 39 ms).
         auto fill = [&](Part& part, std::size_t first, std::size_t last, int slot) {
@@ -329,13 +329,9 @@ std::vector<TrackSlice> StoreReader::query(const ViewportQuery& q)
                 for (std::size_t k = 0; k < part->tracks.size(); ++k)
                     tracks.emplace_back(part, k);
             }
-            std::atomic<std::size_t> nextTrack = 0;
-            auto take = [&](int slot) {
-                for (std::size_t i;
-                     (i = nextTrack.fetch_add(1, std::memory_order_relaxed)) < tracks.size();)
-                    fill(*tracks[i].first, tracks[i].second, tracks[i].second + 1, slot);
-            };
-            onTwoCores([&] { take(0); }, [&] { take(1); });
+            onTwoCores(tracks.size(), [&](std::size_t i, int worker) {
+                fill(*tracks[i].first, tracks[i].second, tracks[i].second + 1, worker);
+            });
         }
         for (Part* part : parts) {
             for (std::size_t k = 0; k < part->slots.size(); ++k) {

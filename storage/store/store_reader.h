@@ -241,9 +241,11 @@ private:
     void openRun(SqliteDb& manifest);
     /// Reads the indexes of `tracks` that the cache lacks on two cores, up to ~`budget`.
     void readColdIndexes(const std::vector<model::TrackId>& tracks, std::size_t budget);
-    /// Runs `first` here and `second` on the reader's helper thread when it is free (here
-    /// after `first` otherwise); rethrows the first exception either raised.
-    void onTwoCores(const std::function<void()>& first, const std::function<void()>& second);
+    /// Calls body(item, worker) for every item in [0, count), each taken by this thread
+    /// (worker 0) or the reader's helper thread (worker 1) when it is free: a worker runs
+    /// one item at a time. Rethrows the first exception raised (HelperThread::run).
+    void onTwoCores(
+        std::size_t count, const std::function<void(std::size_t item, int worker)>& body);
 
     std::filesystem::path m_path;
     bool m_isRun = false;
