@@ -62,15 +62,20 @@ QColor Palette::colorOfText(model::StringId id) const
 
 QColor Palette::named(model::StringId id) const
 {
+    return id >= m_ids ? colorOfText(id) : QColor::fromRgb(namedRgb(id));
+}
+
+QRgb Palette::namedRgb(model::StringId id) const
+{
     if (id >= m_ids)
-        return colorOfText(id);
+        return colorOfText(id).rgb();
     std::atomic<QRgb>& cached = m_namedRgb[id];
     QRgb rgb = cached.load(std::memory_order_relaxed);
     if (rgb == 0) {  // opaque colours are never 0
         rgb = colorOfText(id).rgb();
         cached.store(rgb, std::memory_order_relaxed);
     }
-    return QColor::fromRgb(rgb);
+    return rgb;
 }
 
 void Palette::learnCategory(model::StringId name, model::StringId category) const
@@ -99,6 +104,11 @@ QColor Palette::interval(model::TrackId track, const model::Interval& e) const
     if (m_mode != ColorBy::KernelMetric)
         return interval(e.name, e.category, e.role);
     return m_kernelMetric ? m_kernelMetric->color(track, e.startNs) : KernelMetricColors::noValue();
+}
+
+QRgb Palette::intervalRgb(model::TrackId track, const model::Interval& e) const
+{
+    return m_mode == ColorBy::Name ? namedRgb(e.name) : interval(track, e).rgb();
 }
 
 QColor Palette::coverage(model::StringId name, model::Role role) const

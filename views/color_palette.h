@@ -50,6 +50,9 @@ public:
     void learnCategory(model::StringId name, model::StringId category) const;
     /// An exact interval of `track`: by its kernel metric in that mode, else as above.
     QColor interval(model::TrackId track, const model::Interval& e) const;
+    /// interval(track, e).rgb(), without a QColor in colour-by-name mode: the timeline
+    /// asks it for every box of every frame.
+    QRgb intervalRgb(model::TrackId track, const model::Interval& e) const;
     /// A summary cell's colour (cells know the name and role, not the category: the
     /// category of a name seen as an exact interval is used, else the role's colour).
     QColor coverage(model::StringId name, model::Role role) const;
@@ -59,6 +62,7 @@ public:
 
 private:
     QColor named(model::StringId id) const;
+    QRgb namedRgb(model::StringId id) const;
     QColor colorOfText(model::StringId id) const;
 
     const model::StringTable* m_strings = nullptr;

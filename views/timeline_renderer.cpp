@@ -223,7 +223,7 @@ void TimelineRenderer::paintIntervals(const PlotCanvas::Clipped& canvas, const R
             lastThinPx[e.depth] = x0;
         }
         const QRect box(x0, top + e.depth * lane, x1 - x0, lane - 1);
-        canvas.fill(box, m_palette.interval(slice.track, e).rgb());
+        canvas.fill(box, m_palette.intervalRgb(slice.track, e));
         // Boxes wide enough for a name, or matching the search: their text and outline
         // go over the pixels once they are drawn.
         if (match && x1 - x0 <= 2)
