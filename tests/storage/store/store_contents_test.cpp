@@ -84,10 +84,11 @@ TEST_CASE("stores of fixed inputs keep the contents they had before the memory r
     // raw literals in the zstd frames of interval and interval-summary tiles, which changes
     // their payload bytes and not what they decompress to; and for bodies under 64 bytes
     // stored in raw zstd blocks (raw_zstd_frame.h), the same: every payload decompresses
-    // to the bytes it did.
-    const std::string kSynth = "b187eb0e211b006b";
-    const std::string kRandom = "d2ce6005270c9747";
-    const std::string kShards[] = { "4c279496dd60da8c", "dd3e69ea179b7610" };
+    // to the bytes it did; and for greedy matching of exact interval tiles up to 16 KB
+    // (tile_codec.cpp), the same again.
+    const std::string kSynth = "e4bbfdbf234fc3a5";
+    const std::string kRandom = "c29970bee9db58a1";
+    const std::string kShards[] = { "7d320b90f11438e0", "b4901672b13705d2" };
     test::TempDir dir;
 
     SECTION("synthetic run, in memory, two workers") {
