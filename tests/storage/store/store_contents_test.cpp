@@ -84,11 +84,11 @@ TEST_CASE("stores of fixed inputs keep the contents they had before the memory r
     // raw literals in the zstd frames of interval and interval-summary tiles, which changes
     // their payload bytes and not what they decompress to; and for bodies under 64 bytes
     // stored in raw zstd blocks (raw_zstd_frame.h), the same: every payload decompresses
-    // to the bytes it did; and for greedy matching of exact interval tiles up to 16 KB
+    // to the bytes it did; and for greedy matching of interval, summary and flow tiles
     // (tile_codec.cpp), the same again.
-    const std::string kSynth = "e4bbfdbf234fc3a5";
-    const std::string kRandom = "c29970bee9db58a1";
-    const std::string kShards[] = { "7d320b90f11438e0", "b4901672b13705d2" };
+    const std::string kSynth = "c61c73b551ddf07c";
+    const std::string kRandom = "882d32e9e6463a82";
+    const std::string kShards[] = { "c209582fc87e2253", "2e3dc4aa16e25f7c" };
     test::TempDir dir;
 
     SECTION("synthetic run, in memory, two workers") {
