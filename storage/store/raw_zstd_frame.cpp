@@ -2,7 +2,6 @@
 
 #include <bit>
 #include <cassert>
-#include <cstring>
 
 namespace strata::storage {
 
@@ -14,21 +13,13 @@ constexpr std::uint64_t kPrime3 = 0x165667B19E3779F9ULL;
 constexpr std::uint64_t kPrime4 = 0x85EBCA77C2B2AE63ULL;
 constexpr std::uint64_t kPrime5 = 0x27D4EB2F165667C5ULL;
 
-std::uint64_t read64(const char* p)
+/// The little-endian unsigned of sizeof(T) bytes at `p` (one load on x86-64).
+template<typename T>
+T readLittle(const char* p)
 {
-    std::uint64_t v;
-    std::memcpy(&v, p, 8);
-    if constexpr (std::endian::native == std::endian::big)
-        v = __builtin_bswap64(v);
-    return v;
-}
-
-std::uint32_t read32(const char* p)
-{
-    std::uint32_t v;
-    std::memcpy(&v, p, 4);
-    if constexpr (std::endian::native == std::endian::big)
-        v = __builtin_bswap32(v);
+    T v = 0;
+    for (std::size_t i = 0; i < sizeof(T); ++i)
+        v |= T(static_cast<unsigned char>(p[i])) << (8 * i);
     return v;
 }
 
@@ -61,10 +52,10 @@ std::uint64_t xxh64(std::string_view bytes, std::uint64_t seed)
         std::uint64_t v3 = seed;
         std::uint64_t v4 = seed - kPrime1;
         for (; end - p >= 32; p += 32) {
-            v1 = round(v1, read64(p));
-            v2 = round(v2, read64(p + 8));
-            v3 = round(v3, read64(p + 16));
-            v4 = round(v4, read64(p + 24));
+            v1 = round(v1, readLittle<std::uint64_t>(p));
+            v2 = round(v2, readLittle<std::uint64_t>(p + 8));
+            v3 = round(v3, readLittle<std::uint64_t>(p + 16));
+            v4 = round(v4, readLittle<std::uint64_t>(p + 24));
         }
         h = std::rotl(v1, 1) + std::rotl(v2, 7) + std::rotl(v3, 12) + std::rotl(v4, 18);
         h = mergeRound(mergeRound(mergeRound(mergeRound(h, v1), v2), v3), v4);
@@ -73,9 +64,9 @@ std::uint64_t xxh64(std::string_view bytes, std::uint64_t seed)
     }
     h += bytes.size();
     for (; end - p >= 8; p += 8)
-        h = std::rotl(h ^ round(0, read64(p)), 27) * kPrime1 + kPrime4;
+        h = std::rotl(h ^ round(0, readLittle<std::uint64_t>(p)), 27) * kPrime1 + kPrime4;
     if (end - p >= 4) {
-        h = std::rotl(h ^ (read32(p) * kPrime1), 23) * kPrime2 + kPrime3;
+        h = std::rotl(h ^ (readLittle<std::uint32_t>(p) * kPrime1), 23) * kPrime2 + kPrime3;
         p += 4;
     }
     for (; p < end; ++p)
