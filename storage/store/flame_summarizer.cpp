@@ -37,6 +37,28 @@ void sortByBucketAndPath(std::vector<Part>& parts)
     const std::int64_t first = lo->bucket;
     const std::uint64_t range =
         static_cast<std::uint64_t>(hi->bucket) - static_cast<std::uint64_t>(first) + 1;
+    // Few buckets and few paths (a window of a Paraver thread: 4 buckets, tens of paths):
+    // one counting sort over (bucket, path) pairs, instead of a std::sort per bucket.
+    std::uint32_t maxPath = 0;
+    for (const Part& p : parts)
+        maxPath = std::max(maxPath, p.path);
+    const std::uint64_t paths = std::uint64_t(maxPath) + 1;
+    if (range <= (std::uint64_t(1) << 32) / paths && range * paths <= 4 * parts.size() + 4096) {
+        auto slot = [&](const Part& p) {
+            return static_cast<std::size_t>(
+                static_cast<std::uint64_t>(p.bucket - first) * paths + p.path);
+        };
+        std::vector<std::uint32_t> starts(range * paths + 1, 0);
+        for (const Part& p : parts)
+            ++starts[slot(p) + 1];
+        for (std::size_t k = 1; k < starts.size(); ++k)
+            starts[k] += starts[k - 1];
+        std::vector<Part> sorted(parts.size());
+        for (const Part& p : parts)
+            sorted[starts[slot(p)]++] = p;
+        parts.swap(sorted);
+        return;
+    }
     if (range > 2 * parts.size() + 1024) {
         std::sort(parts.begin(), parts.end(), [](const Part& a, const Part& b) {
             return a.bucket != b.bucket ? a.bucket < b.bucket : a.path < b.path;

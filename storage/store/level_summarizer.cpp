@@ -63,15 +63,55 @@ struct CellKey
     bool sameCell(const CellKey& o) const { return bucket == o.bucket && depth == o.depth; }
 };
 
+/// Puts `order` (one key per contribution) in (bucket, depth) order. A window's
+/// contributions span a few buckets and depths, so a counting sort over (bucket, depth)
+/// does it in two passes, where a comparison sort of the keys took ~50 M instructions
+/// of a 300 k-record Paraver ingest. A wide span falls back to that sort. Stable: a tie
+/// of longest events (same duration and start) keeps the first in `parts` order.
+void groupByCell(
+    std::vector<CellKey>& order, std::vector<std::uint32_t>& starts, std::vector<CellKey>& scratch)
+{
+    if (order.size() < 2)
+        return;
+    std::int64_t lo = order.front().bucket;
+    std::int64_t hi = lo;
+    model::Depth deepest = 0;
+    for (const CellKey& k : order) {
+        lo = std::min(lo, k.bucket);
+        hi = std::max(hi, k.bucket);
+        deepest = std::max(deepest, k.depth);
+    }
+    const std::uint64_t depths = std::uint64_t(deepest) + 1;
+    const std::uint64_t buckets =
+        static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) + 1;
+    if (buckets > (std::uint64_t(1) << 32) / depths || buckets * depths > 4 * order.size() + 4096) {
+        std::sort(order.begin(), order.end());
+        return;
+    }
+    const auto slot = [&](const CellKey& k) {
+        return static_cast<std::size_t>(
+            static_cast<std::uint64_t>(k.bucket - lo) * depths + k.depth);
+    };
+    starts.assign(buckets * depths + 1, 0);
+    for (const CellKey& k : order)
+        ++starts[slot(k) + 1];
+    for (std::size_t i = 1; i < starts.size(); ++i)
+        starts[i] += starts[i - 1];
+    scratch.resize(order.size());
+    for (const CellKey& k : order)
+        scratch[starts[slot(k)]++] = k;
+    order.swap(scratch);
+}
+
 /// The cells of `parts`, grouped by (bucket, depth), each group's entries merged by
 /// (name, role). The result does not depend on the order of `parts`.
-void reduce(
-    const std::vector<Contribution>& parts, std::vector<CellKey>& order, IntervalSummaryTile& level)
+void reduce(const std::vector<Contribution>& parts, std::vector<CellKey>& order,
+    std::vector<std::uint32_t>& starts, std::vector<CellKey>& scratch, IntervalSummaryTile& level)
 {
     order.resize(parts.size());
     for (std::size_t i = 0; i < parts.size(); ++i)
         order[i] = {parts[i].bucket, static_cast<std::uint32_t>(i), parts[i].depth};
-    std::sort(order.begin(), order.end());
+    groupByCell(order, starts, scratch);
     level.cells.clear();
     level.entries.clear();
     for (std::size_t i = 0; i < order.size();) {
@@ -144,7 +184,7 @@ public:
                         window.endBucket(level));
             }
             m_level.bucketNs = w;
-            reduce(m_parts, m_order, m_level);
+            reduce(m_parts, m_order, m_starts, m_scratch, m_level);
             if (!m_level.cells.empty())
                 m_sink(level, m_level);
             std::swap(m_finer, m_level);
@@ -157,6 +197,8 @@ private:
     const IntervalCellSink& m_sink;
     std::vector<Contribution> m_parts;
     std::vector<CellKey> m_order;
+    std::vector<std::uint32_t> m_starts;  ///< groupByCell's counts, kept between calls
+    std::vector<CellKey> m_scratch;
     IntervalSummaryTile m_finer;
     IntervalSummaryTile m_level;
 };
