@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
     build-essential cmake ninja-build pkg-config git
     qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6svg6 libqt6opengl6-dev libgl-dev libvulkan-dev
-    libsqlite3-dev libzstd-dev libsimdjson-dev libdeflate-dev zlib1g-dev
+    libsqlite3-dev libzstd-dev libxxhash-dev libsimdjson-dev libdeflate-dev zlib1g-dev
     libopen-trace-format2-dev
     libopenmpi-dev openmpi-bin
     catch2

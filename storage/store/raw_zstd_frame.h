@@ -8,7 +8,7 @@
 // frame whatever its size (3.4 us when it tries to compress 32-64 bytes), to save a few
 // bytes at best. A Paraver ingest writes tens of thousands of such frames (16 k for a
 // 300 k-record trace: 8 % of its instructions). The frame's 4-byte checksum is the low
-// half of XXH64 with seed 0, computed here since libzstd does not export its own.
+// half of XXH64 with seed 0, from Debian's libxxhash (libzstd does not export its own).
 //
 //   +-------------+-----+------------------+--------------------+-------+------------+
 //   | magic 4 B   | FHD | content size 1-2 | block header 3 B   | body  | checksum 4 |
@@ -23,9 +23,6 @@ namespace strata::storage {
 
 /// The largest body written as a raw frame (a content size field of 2 bytes holds it).
 inline constexpr std::size_t kMaxRawZstdFrameBody = 65535 + 256;
-
-/// XXH64 of `bytes` (the reference algorithm, any length).
-std::uint64_t xxh64(std::string_view bytes, std::uint64_t seed = 0);
 
 /// Appends the raw frame of `body` (1 .. kMaxRawZstdFrameBody bytes) to `out`.
 void appendRawZstdFrame(std::string& out, std::string_view body);
