@@ -29,7 +29,7 @@ std::string randomBytes(std::mt19937_64& rng, std::size_t n)
 
 }  // namespace
 
-TEST_CASE("a short payload is stored verbatim in a raw zstd block and reads back") {
+TEST_CASE("a short payload is stored verbatim in a raw zstd block and reads back", "[codec]") {
     // Repetitive enough that zstd would compress it into a compressed block.
     std::string body;
     while (body.size() < 60)
@@ -41,7 +41,8 @@ TEST_CASE("a short payload is stored verbatim in a raw zstd block and reads back
     CHECK(storage::unwrapPayload(TileKind::FlameBucket, payload) == body);
 }
 
-TEST_CASE("raw zstd frames of every short size decode, and their checksum catches a flip") {
+TEST_CASE(
+    "raw zstd frames of every short size decode, and their checksum catches a flip", "[codec]") {
     std::mt19937_64 rng(7);
     for (std::size_t n : { 1, 2, 3, 4, 7, 8, 9, 15, 31, 32, 33, 40, 63, 64, 255, 256, 300, 4000 }) {
         CAPTURE(n);
@@ -63,7 +64,7 @@ TEST_CASE("raw zstd frames of every short size decode, and their checksum catche
     }
 }
 
-TEST_CASE("flame buckets of a few entries round-trip through raw frames") {
+TEST_CASE("flame buckets of a few entries round-trip through raw frames", "[codec][flame]") {
     storage::FlameBucket bucket;
     bucket.bucket = 12;
     bucket.samples = 3;
