@@ -11,6 +11,9 @@ namespace strata::storage {
 
 namespace {
 
+/// Bytes read at once by a run of reads that follow each other.
+constexpr int kReadAheadBytes = 32 << 10;
+
 /// The VFS's file: ours first, the default VFS's file after it in the same allocation
 /// (SQLite allocates szOsFile bytes and hands them to xOpen).
 struct ReadAheadFile

@@ -3,10 +3,10 @@
 //
 // Stores are written with 1 KiB pages (store_builder.cpp), so a summary tile of ~15 KB
 // lies on ~16 overflow pages, and SQLite reads each with its own pread(): a cold jump of
-// the timeline over the 100 M-event run made ~17 k of them, ~12 % of the jump's time.
+// the timeline over the 100 M-event run made ~11 k of them, ~12 % of the jump's time.
 // A tile's overflow pages lie one after the other in the file (the builder writes each
 // tile at once), so once two reads follow each other this VFS reads the next
-// kReadAheadBytes at once and serves the following pages from that copy. Reads that do
+// 32 KB at once and serves the following pages from that copy. Reads that do
 // not follow the previous one (a b-tree descent) go to the file as before, so a random
 // lookup costs what it did.
 //
@@ -14,9 +14,6 @@
 // is never invalidated. It is layered over SQLite's default VFS, which does the reading.
 
 namespace strata::storage {
-
-/// Bytes read at once by a run of reads that follow each other.
-inline constexpr int kReadAheadBytes = 32 << 10;
 
 /// The name to give sqlite3_open_v2() for a published file; registers the VFS on first use.
 const char* readAheadVfs();
