@@ -105,7 +105,9 @@ MainWindow::MainWindow(std::unique_ptr<storage::StoreReader> store, QWidget* par
         m_statusFrame->setText(tr("query %1 ms · paint %2 ms").arg(queryMs, 0, 'f', 1).arg(paintMs, 0, 'f', 1));
         // The legend follows the data, not every repaint (the cursor line repaints often).
         const auto shown = m_timeline->data();
-        if (shown != m_legendData.lock() || m_timeline->palette().mode() != m_legendMode) {
+        // Cells as drawn name only their colour: the legend waits for the full pass.
+        if (shown->cells == storage::CellDetail::Full
+            && (shown != m_legendData.lock() || m_timeline->palette().mode() != m_legendMode)) {
             m_legendData = shown;  // a weak_ptr: the address cannot be reused while it is held
             m_legendMode = m_timeline->palette().mode();
             m_legend->setEntries(views::legendEntries(m_store->strings(), m_timeline->palette(), *shown));

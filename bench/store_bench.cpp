@@ -44,8 +44,10 @@ void emitFrames(
 }
 
 /// Viewport query latency over the zoom/pan sequence (64 busiest tracks, 1920 px), in a
-/// child process: {open_first_query_ms, p50, p99, peak RSS}.
-std::vector<double> measureQueries(const std::filesystem::path& store, int queries)
+/// child process: {open_first_query_ms, p50, p99, peak RSS}. `detail`: Drawn is what the
+/// timeline asks for a frame; Full what its legend and tooltips read after it.
+std::vector<double> measureQueries(const std::filesystem::path& store, int queries,
+    storage::CellDetail detail = storage::CellDetail::Drawn)
 {
     return inChild([&] {
         app::keepLargeAllocationsInTheHeap();  // as the GUI does
@@ -53,7 +55,7 @@ std::vector<double> measureQueries(const std::filesystem::path& store, int queri
         storage::StoreReader reader(store);
         const auto tracks = viewportTracks(reader);
         const auto windows = viewportSequence(reader.span(), queries);
-        reader.query({ tracks, windows[0].startNs, windows[0].endNs, 1920 });
+        reader.query({ tracks, windows[0].startNs, windows[0].endNs, 1920, 0, detail });
         const double openMs = msSince(openStart);
         std::vector<double> latencies;
         std::FILE* log = stepLog();
@@ -64,7 +66,7 @@ std::vector<double> measureQueries(const std::filesystem::path& store, int queri
         for (const model::TimeRange& w : windows) {
             const std::uint64_t tilesBefore = reader.tileReads();
             const auto t = Clock::now();
-            const auto slices = reader.query({ tracks, w.startNs, w.endNs, 1920 });
+            const auto slices = reader.query({ tracks, w.startNs, w.endNs, 1920, 0, detail });
             latencies.push_back(msSince(t));
             if (log) {
                 std::size_t intervals = 0, cells = 0, entries = 0;
@@ -98,6 +100,8 @@ std::vector<double> emitQueriesAndFrames(
     emit({ "query_p50_ms", query[1], "ms", caseName });
     emit({ "query_p99_ms", query[2], "ms", caseName });
     emit({ "query_peak_rss_mb", query[3], "MB", caseName });
+    const auto full = measureQueries(store, queries, storage::CellDetail::Full);
+    emit({ "query_full_cells_p99_ms", full[2], "ms", caseName });
     emitFrames(emit, store, caseName, queries);
     return query;
 }

@@ -58,7 +58,8 @@ void OverviewStrip::requestData()
     // deeper is not drawn, so not fetched either (on the 1 B run, most of the cells).
     const TimelineFrame f = contentFrame();
     m_fetcher.request({ visibleTracks(m_renderer.layout(), f), f.window,
-        std::max(16, f.plotWidthPx() / kCoarserBy), m_renderer.layoutOptions().maxLanes });
+        std::max(16, f.plotWidthPx() / kCoarserBy), m_renderer.layoutOptions().maxLanes,
+        storage::CellDetail::Drawn });
 }
 
 void OverviewStrip::setWindow(model::TimeRange window)

@@ -91,11 +91,21 @@ void TimelineFetcher::run()
         m_busy = true;
         const bool coarseFirst = needsCoarsePass(r);
         lock.unlock();
+        struct Pass
+        {
+            int width;
+            storage::CellDetail cells;
+        };
+        std::vector<Pass> passes;
+        if (coarseFirst)
+            passes.push_back({ coarseWidth(r.plotWidthPx), storage::CellDetail::Drawn });
+        if (r.cells == storage::CellDetail::Full && r.drawnFirst)
+            passes.push_back({ r.plotWidthPx, storage::CellDetail::Drawn });
+        passes.push_back({ r.plotWidthPx, r.cells });
         try {
-            for (const int pass : {coarseFirst ? 1 : 0, 0}) {
-                const int width = pass == 1 ? coarseWidth(r.plotWidthPx) : r.plotWidthPx;
-                auto data = std::make_shared<TimelineData>(
-                    fetchTimeline(m_store, r.tracks, r.window, width, r.depthLimit));
+            for (std::size_t pass = 0; pass < passes.size(); ++pass) {
+                auto data = std::make_shared<TimelineData>(fetchTimeline(m_store, r.tracks,
+                    r.window, passes[pass].width, r.depthLimit, passes[pass].cells));
                 bool superseded = false;
                 {
                     std::lock_guard guard(m_mutex);
@@ -103,8 +113,8 @@ void TimelineFetcher::run()
                     superseded = m_pending.has_value();
                 }
                 emit ready();
-                if (pass == 0 || superseded)
-                    break;  // done, or a newer window wants the worker: skip the refinement
+                if (superseded)
+                    break;  // a newer window wants the worker: skip the refinements
             }
         } catch (const std::exception& e) {
             emit failed(QString::fromUtf8(e.what()));

@@ -4,7 +4,10 @@
 // that has not started (a fast zoom asks for many windows, only the last one matters).
 // When the window moved far from the data the widget has, a coarse pass (an eighth of
 // the pixels: coarser levels, fewer tiles) is delivered first and the full-resolution
-// one refines it. `ready` is emitted (queued to the receiver's thread) after each pass.
+// one refines it. A request for every cell's full detail (the legend, tooltips and
+// search marks read it) is answered first with the cells as drawn (the same picture,
+// decoded in a fraction of the time), then in full. `ready` is emitted (queued to the
+// receiver's thread) after each pass.
 
 #include "views/timeline_renderer.h"
 
@@ -24,6 +27,9 @@ struct TimelineRequest
     model::TimeRange window;
     int plotWidthPx = 0;
     int depthLimit = 0;  ///< > 0: the lanes drawn; deeper events are not fetched
+    /// The detail of the last pass; a Full one comes after a Drawn pass when `drawnFirst`.
+    storage::CellDetail cells = storage::CellDetail::Full;
+    bool drawnFirst = true;
     friend bool operator==(const TimelineRequest&, const TimelineRequest&) = default;
 };
 

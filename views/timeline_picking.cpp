@@ -45,4 +45,17 @@ TimelineHit pickAt(const TimelineLayout& layout, const TimelineFrame& frame, con
     return hit;
 }
 
+void readPickedCell(TimelineHit& hit, storage::StoreReader& store, const TimelineData& data)
+{
+    if (!hit.cell || data.cells == storage::CellDetail::Full)
+        return;
+    const storage::TrackSlice* slice = data.slice(hit.row->track);
+    auto full =
+        store.intervalCell(hit.row->track, slice->intervalLevel, hit.cell->bucket, hit.cell->depth);
+    if (!full)
+        return;  // cannot be: the slice was read from that cell
+    hit.cell = full->cell;
+    hit.cellEntries = std::move(full->entries);
+}
+
 } // namespace strata::views

@@ -19,4 +19,8 @@ struct TimelineHit
 TimelineHit pickAt(const TimelineLayout& layout, const TimelineFrame& frame, const TimelineData& data,
                    const model::LodGrid& grid, double x, double y);
 
+/// A cell picked from data of CellDetail::Drawn holds only its colour: this reads its
+/// count, longest event and names from the store (Full data has them already).
+void readPickedCell(TimelineHit& hit, storage::StoreReader& store, const TimelineData& data);
+
 } // namespace strata::views

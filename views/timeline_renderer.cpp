@@ -38,15 +38,16 @@ const storage::TrackSlice* TimelineData::slice(model::TrackId track) const
 }
 
 TimelineData fetchTimeline(storage::StoreReader& store, std::vector<model::TrackId> tracks,
-    model::TimeRange window, int plotWidthPx, int depthLimit)
+    model::TimeRange window, int plotWidthPx, int depthLimit, storage::CellDetail cells)
 {
     const auto start = Clock::now();
     TimelineData data;
     data.window = window;
     data.plotWidthPx = plotWidthPx;
+    data.cells = cells;
     if (!window.empty() && !tracks.empty())
         data.slices = store.query(
-            { std::move(tracks), window.startNs, window.endNs, plotWidthPx, depthLimit });
+            { std::move(tracks), window.startNs, window.endNs, plotWidthPx, depthLimit, cells });
     for (std::size_t i = 0; i < data.slices.size(); ++i)
         data.m_index.emplace(data.slices[i].track, i);
     data.queryMs = msSince(start);
@@ -503,7 +504,11 @@ void TimelineRenderer::paint(QPainter& p, const TimelineFrame& f, const Timeline
 
 void TimelineRenderer::paint(QPainter& painter, const TimelineFrame& frame, const TimelineHighlights& highlights)
 {
-    const TimelineData data = fetchTimeline(m_store, visibleTracks(m_layout, frame), frame.window, frame.plotWidthPx());
+    // Search marks need every name of a cell; the picture alone needs its colour only.
+    const auto cells =
+        highlights.matches.empty() ? storage::CellDetail::Drawn : storage::CellDetail::Full;
+    const TimelineData data = fetchTimeline(
+        m_store, visibleTracks(m_layout, frame), frame.window, frame.plotWidthPx(), 0, cells);
     paint(painter, frame, data, highlights);
 }
 

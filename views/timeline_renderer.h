@@ -72,20 +72,24 @@ struct TimelineData
     model::TimeRange window;
     int plotWidthPx = 0;
     std::vector<storage::TrackSlice> slices;
+    /// What the slices hold of each summary cell: Drawn data paints the same picture as
+    /// Full, but its cells name only their colour (their tooltips read the store).
+    storage::CellDetail cells = storage::CellDetail::Full;
     double queryMs = 0;
 
     const storage::TrackSlice* slice(model::TrackId track) const;
 
 private:
-    friend TimelineData fetchTimeline(
-        storage::StoreReader&, std::vector<model::TrackId>, model::TimeRange, int, int);
+    friend TimelineData fetchTimeline(storage::StoreReader&, std::vector<model::TrackId>,
+        model::TimeRange, int, int, storage::CellDetail);
     std::unordered_map<model::TrackId, std::size_t> m_index;
 };
 
 /// Queries the store for `tracks` (thread-safe: StoreReader serialises its callers);
 /// `depthLimit` > 0 leaves out what lies deeper than that many lanes.
 TimelineData fetchTimeline(storage::StoreReader& store, std::vector<model::TrackId> tracks,
-    model::TimeRange window, int plotWidthPx, int depthLimit = 0);
+    model::TimeRange window, int plotWidthPx, int depthLimit = 0,
+    storage::CellDetail cells = storage::CellDetail::Full);
 
 /// The tracks of the rows a frame shows (group headers excluded).
 std::vector<model::TrackId> visibleTracks(const TimelineLayout& layout, const TimelineFrame& frame);

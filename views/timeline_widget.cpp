@@ -54,7 +54,10 @@ TimelineFrame TimelineWidget::frame() const
 void TimelineWidget::requestData()
 {
     const TimelineFrame f = frame();
-    m_fetcher.request({visibleTracks(m_renderer.layout(), f), f.window, f.plotWidthPx()});
+    // While a search marks names, every pass reads them all: a pass with the cells as
+    // drawn would mark only the names the cells are coloured by.
+    m_fetcher.request({ visibleTracks(m_renderer.layout(), f), f.window, f.plotWidthPx(), 0,
+        storage::CellDetail::Full, m_highlights.matches.empty() });
 }
 
 void TimelineWidget::waitForData()
@@ -366,7 +369,9 @@ void TimelineWidget::leaveEvent(QEvent*)
 
 void TimelineWidget::showTooltip(QPointF pos)
 {
-    const TimelineHit hit = pickAt(m_renderer.layout(), frame(), *m_fetcher.latest(), m_store.grid(), pos.x(), pos.y());
+    const auto data = m_fetcher.latest();
+    TimelineHit hit = pickAt(m_renderer.layout(), frame(), *data, m_store.grid(), pos.x(), pos.y());
+    readPickedCell(hit, m_store, *data);
     QString text;
     if (hit.interval) {
         const model::Interval& e = hit.interval->interval;
@@ -377,7 +382,8 @@ void TimelineWidget::showTooltip(QPointF pos)
     } else if (hit.cell) {
         text = QStringLiteral("<b>%1 events folded</b> (starting in this %2 bucket)")
                    .arg(hit.cell->count)
-                   .arg(durationText(m_store.grid().bucketNs(m_fetcher.latest()->slice(hit.row->track)->intervalLevel)));
+                   .arg(durationText(
+                       m_store.grid().bucketNs(data->slice(hit.row->track)->intervalLevel)));
         for (const storage::Coverage& c : hit.cellEntries) {
             const std::string name = c.name == storage::kOtherNames ? std::string("other")
                                                                     : std::string(m_store.strings().text(c.name));

@@ -245,17 +245,20 @@ ShardReader::IndexPtr ShardReader::index(model::TrackId track, int slot)
     return idx;
 }
 
-std::shared_ptr<const DecodedTile> ShardReader::tile(std::int64_t id, int kind, Connection& conn)
+std::shared_ptr<const DecodedTile> ShardReader::tile(
+    std::int64_t id, int kind, Connection& conn, bool drawn)
 {
     SharedTileCache& shared = *m_context.cache;
-    const std::int64_t key = m_context.cacheKeyBase + id;
+    // Tile ids and shard bases stay below 2^62 (kCacheKeyShardShift): the drawn decoding
+    // of a tile has its own key above.
+    const std::int64_t key = (m_context.cacheKeyBase + id) | (drawn ? std::int64_t(1) << 62 : 0);
     {
         std::lock_guard lock(shared.mutex);
         if (auto hit = shared.cache.find(key))
             return hit;
     }
     // Fetch and decode outside the cache lock.
-    auto decoded = std::make_shared<const DecodedTile>(decodeTile(id, kind, conn));
+    auto decoded = std::make_shared<const DecodedTile>(decodeTile(id, kind, conn, drawn));
     std::lock_guard lock(shared.mutex);
     shared.cache.insert(key, decoded);
     return decoded;
@@ -284,7 +287,7 @@ ShardReader::Connection& ShardReader::connection(int slot)
     return *m_connections[slot];
 }
 
-DecodedTile ShardReader::decodeTile(std::int64_t id, int kind, Connection& conn)
+DecodedTile ShardReader::decodeTile(std::int64_t id, int kind, Connection& conn, bool drawn)
 {
     SqliteStatement& stmt = *conn.payload;
     stmt.bind(1, id);
@@ -304,7 +307,10 @@ DecodedTile ShardReader::decodeTile(std::int64_t id, int kind, Connection& conn)
         case TileKind::Counters: decoded = decodeCounterTile(payload); break;
         case TileKind::Flows: decoded = decodeFlowTile(payload); break;
         case TileKind::Samples: decoded = decodeSampleTile(payload); break;
-        case TileKind::IntervalSummary: decoded = decodeIntervalSummaryTile(payload); break;
+        case TileKind::IntervalSummary:
+            decoded = drawn ? decodeDrawnIntervalSummaryTile(payload)
+                            : decodeIntervalSummaryTile(payload);
+            break;
         case TileKind::InstantSummary: decoded = decodeInstantSummaryTile(payload); break;
         case TileKind::CounterSummary: decoded = decodeCounterSummaryTile(payload); break;
         default: throw CorruptTile("unknown tile kind");
@@ -334,7 +340,7 @@ std::vector<TileRef> ShardReader::exactTiles(model::TrackId track, TileKind kind
 
 DecodedTile ShardReader::readTile(const TileRef& ref, TileKind kind)
 {
-    return decodeTile(ref.id, static_cast<int>(kind), connection(0));
+    return decodeTile(ref.id, static_cast<int>(kind), connection(0), false);
 }
 
 model::TimeNs ShardReader::bandMaxDurationNs(model::TrackId track, int band) const

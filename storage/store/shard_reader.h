@@ -93,6 +93,8 @@ public:
     std::vector<model::StackSample> stackSamples(model::TrackId track, model::TimeNs startNs,
                                                  model::TimeNs endNs);
     std::string intervalArgs(model::TrackId track, const model::Interval& interval);
+    std::optional<CellContents> intervalCell(
+        model::TrackId track, int level, std::int64_t bucket, model::Depth depth);
     std::vector<KernelMetricInfo> kernelMetricNames();
     std::vector<model::KernelMetric> kernelMetrics(model::TrackId track,
                                                    std::optional<model::StringId> metric);
@@ -107,8 +109,12 @@ public:
     struct Connection;
 
 private:
-    std::shared_ptr<const DecodedTile> tile(std::int64_t id, int kind, Connection& conn);
-    DecodedTile decodeTile(std::int64_t id, int kind, Connection& conn);
+    /// Tile `id` of `kind` decoded, from the shared cache or read on `conn`; `drawn`: an
+    /// interval summary tile decoded as the timeline draws it (CellDetail::Drawn), kept
+    /// apart from its full decoding.
+    std::shared_ptr<const DecodedTile> tile(
+        std::int64_t id, int kind, Connection& conn, bool drawn = false);
+    DecodedTile decodeTile(std::int64_t id, int kind, Connection& conn, bool drawn);
     Connection& connection(int slot);
     void loadMetadata();
     void loadFlameLevels();
@@ -116,7 +122,7 @@ private:
         model::TimeRange window, int depthLimit, std::vector<model::Interval>& out,
         Connection& conn);
     void fillSlice(TrackSlice& slice, model::TrackId track, const TrackTileIndex& idx,
-        model::TimeRange window, double nsPerPx, int pixelWidth, int depthLimit, Connection& conn);
+        model::TimeRange window, double nsPerPx, const ViewportQuery& q, Connection& conn);
     model::StringId runString(std::int64_t local) const;
 
     std::filesystem::path m_path;

@@ -91,6 +91,39 @@ std::string ShardReader::intervalArgs(model::TrackId track, const model::Interva
     return found;
 }
 
+std::optional<CellContents> ShardReader::intervalCell(
+    model::TrackId track, int level, std::int64_t bucket, model::Depth depth)
+{
+    if (level < 1 || level > m_grid.levels)
+        return std::nullopt;
+    const IndexPtr idx = index(track);
+    const auto* tiles = idx->find(TileKind::IntervalSummary, level);
+    if (!tiles)
+        return std::nullopt;
+    const TimeNs w = m_grid.bucketNs(level);
+    Connection& conn = connection(0);
+    std::optional<CellContents> found;
+    forSummaryTiles(*tiles, { bucket * w, (bucket + 1) * w }, [&](const IndexedTile& ref) {
+        auto decoded = tile(ref.id, static_cast<int>(TileKind::IntervalSummary), conn);
+        const auto& t = std::get<IntervalSummaryTile>(*decoded);
+        auto c = std::lower_bound(t.cells.begin(), t.cells.end(), std::pair(bucket, depth),
+            [](const IntervalCell& cell, std::pair<std::int64_t, model::Depth> key) {
+                return std::pair(cell.bucket, cell.depth) < key;
+            });
+        if (found || c == t.cells.end() || c->bucket != bucket || c->depth != depth)
+            return;
+        if (std::size_t(c->firstEntry) + c->entryCount > t.entries.size())
+            throw StoreError(
+                m_path.string() + ": corrupted store: summary tile " + std::to_string(ref.id));
+        found.emplace();
+        found->cell = *c;
+        found->cell.firstEntry = 0;
+        found->entries.assign(
+            t.entries.begin() + c->firstEntry, t.entries.begin() + c->firstEntry + c->entryCount);
+    });
+    return found;
+}
+
 std::vector<KernelMetricInfo> ShardReader::kernelMetricNames()
 {
     std::vector<KernelMetricInfo> out;
@@ -136,8 +169,11 @@ std::vector<model::KernelMetric> ShardReader::kernelMetrics(model::TrackId track
 }
 
 void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const TrackTileIndex& idx,
-    TimeRange window, double nsPerPx, int pixelWidth, int depthLimit, Connection& conn)
+    TimeRange window, double nsPerPx, const ViewportQuery& q, Connection& conn)
 {
+    const int pixelWidth = q.pixelWidth;
+    const int depthLimit = q.depthLimit;
+    const bool drawn = q.cells == CellDetail::Drawn;
     const TrackSummary& summary = m_summaries[track];
     const int pixelLevel = m_grid.levelFor(nsPerPx);
 
@@ -199,7 +235,8 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const Track
                 const std::int64_t firstBucket = model::floorDiv(window.startNs, w);
                 const std::int64_t lastBucket = model::floorDiv(window.endNs - 1, w);
                 forSummaryTiles(*tiles, window, [&](const IndexedTile& ref) {
-                    auto decoded = tile(ref.id, static_cast<int>(TileKind::IntervalSummary), conn);
+                    auto decoded =
+                        tile(ref.id, static_cast<int>(TileKind::IntervalSummary), conn, drawn);
                     const auto& t = std::get<IntervalSummaryTile>(*decoded);
                     const auto begin = std::lower_bound(t.cells.begin(), t.cells.end(), firstBucket,
                                                         [](const IntervalCell& c, std::int64_t b) { return c.bucket < b; });
@@ -369,8 +406,7 @@ void ShardReader::fill(const ViewportQuery& q, const std::vector<model::TrackId>
     const double nsPerPx = static_cast<double>(q.endNs - q.startNs) / q.pixelWidth;
     Connection& conn = connection(slot);
     for (std::size_t i = first; i < last; ++i)
-        fillSlice(out[i], tracks[i], *indexes[i], { q.startNs, q.endNs }, nsPerPx, q.pixelWidth,
-            q.depthLimit, conn);
+        fillSlice(out[i], tracks[i], *indexes[i], { q.startNs, q.endNs }, nsPerPx, q, conn);
 }
 
 model::StringId ShardReader::runString(std::int64_t local) const

@@ -381,6 +381,14 @@ std::vector<model::StackSample> StoreReader::stackSamples(model::TrackId track, 
     return m_shards[shard]->stackSamples(local(track, shard), startNs, endNs);
 }
 
+std::optional<CellContents> StoreReader::intervalCell(
+    model::TrackId track, int level, std::int64_t bucket, model::Depth depth)
+{
+    std::lock_guard lock(m_mutex);
+    const std::size_t shard = shardOf(track);
+    return m_shards[shard]->intervalCell(local(track, shard), level, bucket, depth);
+}
+
 std::string StoreReader::intervalArgs(model::TrackId track, const model::Interval& interval)
 {
     std::lock_guard lock(m_mutex);

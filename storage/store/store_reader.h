@@ -44,6 +44,17 @@
 
 namespace strata::storage {
 
+/// How much of each summary cell a viewport query returns.
+enum class CellDetail : std::uint8_t {
+    /// Every field and coverage entry (the tooltip, the legend, search highlights and the
+    /// analyses read them).
+    Full,
+    /// What the timeline draws of a cell: its bucket, depth and one entry holding its
+    /// whole coverage under its most covered name and role; count and the longest event
+    /// are 0 (decodeDrawnIntervalSummaryTile). A cold jump decodes a third of the numbers.
+    Drawn,
+};
+
 struct ViewportQuery
 {
     std::vector<model::TrackId> tracks;
@@ -53,6 +64,7 @@ struct ViewportQuery
     /// > 0: only the intervals and cells of depth < depthLimit (a view that draws that
     /// many lanes, as the overview strip's one); 0: every depth.
     int depthLimit = 0;
+    CellDetail cells = CellDetail::Full;
 };
 
 /// What one track shows in a window.
@@ -76,6 +88,14 @@ struct TrackSlice
     std::vector<CounterCell> counterCells;
     std::vector<model::Flow> flows;  ///< leaving this track in the window (level 0 only)
     std::vector<model::StackSample> stackSamples;  ///< in the window
+};
+
+/// One summary cell of a track with its coverage entries (firstEntry is 0), as a query
+/// with CellDetail::Full returns it.
+struct CellContents
+{
+    IntervalCell cell;
+    std::vector<Coverage> entries;
 };
 
 struct TrackSummary
@@ -189,6 +209,10 @@ public:
     /// Every stack sample of `track` with startNs <= time < endNs, by time.
     std::vector<model::StackSample> stackSamples(model::TrackId track, model::TimeNs startNs,
                                                  model::TimeNs endNs);
+    /// The cell of `track` at summary `level`, `bucket` and `depth` in full (a tooltip over
+    /// a cell of a CellDetail::Drawn query), or nullopt when the track has none there.
+    std::optional<CellContents> intervalCell(
+        model::TrackId track, int level, std::int64_t bucket, model::Depth depth);
     /// The args (JSON object text) of an interval returned by a query, or "".
     std::string intervalArgs(model::TrackId track, const model::Interval& interval);
 

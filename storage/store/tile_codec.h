@@ -45,6 +45,12 @@ CounterTile decodeCounterTile(std::string_view payload);
 FlowTile decodeFlowTile(std::string_view payload);
 SampleTile decodeSampleTile(std::string_view payload);
 IntervalSummaryTile decodeIntervalSummaryTile(std::string_view payload);
+/// An interval summary tile as the timeline draws it: each cell's bucket and depth, and
+/// one entry holding the cell's whole coverage under its most covered name and role (the
+/// first stored: entries are kept by decreasing coverage); count and the longest event
+/// are left 0. It reads a third of the numbers the full decoder does: the counts,
+/// longest events and other names are passed over.
+IntervalSummaryTile decodeDrawnIntervalSummaryTile(std::string_view payload);
 InstantSummaryTile decodeInstantSummaryTile(std::string_view payload);
 CounterSummaryTile decodeCounterSummaryTile(std::string_view payload);
 

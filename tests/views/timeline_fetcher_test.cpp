@@ -1,6 +1,7 @@
 // TimelineFetcher answers a request with a quick coarse pass, then the full one, when the
 // coarse pass reads a coarser level; when both would read the same level (the overview
-// strip's whole run, at the coarsest level at either width) it answers once.
+// strip's whole run, at the coarsest level at either width) it answers once. A request
+// for every cell in full is answered with the cells as drawn first, unless told not to.
 
 #include "views/timeline_fetcher.h"
 
@@ -42,16 +43,31 @@ TEST_CASE("the fetcher skips a coarse pass that would read the level of the full
 
     // Four coarsest buckets a pixel at the full width: the coarsest level at 1/8 of it too.
     const model::TimeRange wide { 0, grid.bucketNs(grid.levels) * 4 * kWidth };
-    fetcher.request({ tracks, wide, kWidth });
+    const auto drawn = storage::CellDetail::Drawn;
+    fetcher.request({ tracks, wide, kWidth, 0, drawn });
     fetcher.waitUntilIdle();
     CHECK(answers == 1);
     CHECK(fetcher.latest()->plotWidthPx == kWidth);
+    CHECK(fetcher.latest()->cells == drawn);
 
     // One level-2 bucket a pixel: 1/8 of the width reads level 3, a quicker first answer.
     answers = 0;
     const model::TimeRange narrow { 0, grid.bucketNs(2) * kWidth };
-    fetcher.request({ tracks, narrow, kWidth });
+    fetcher.request({ tracks, narrow, kWidth, 0, drawn });
     fetcher.waitUntilIdle();
     CHECK(answers == 2);
     CHECK(fetcher.latest()->plotWidthPx == kWidth);
+
+    // Every cell in full: the cells as drawn come first, at the full width, then in full.
+    answers = 0;
+    fetcher.request({ tracks, wide, kWidth, 0, storage::CellDetail::Full });
+    fetcher.waitUntilIdle();
+    CHECK(answers == 2);
+    CHECK(fetcher.latest()->cells == storage::CellDetail::Full);
+    CHECK(fetcher.latest()->plotWidthPx == kWidth);
+    answers = 0;
+    fetcher.request({ tracks, wide, kWidth, 0, storage::CellDetail::Full, false });
+    fetcher.waitUntilIdle();
+    CHECK(answers == 1);
+    CHECK(fetcher.latest()->cells == storage::CellDetail::Full);
 }

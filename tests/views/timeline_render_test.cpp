@@ -1,9 +1,12 @@
 // The timeline renders what the store holds: a known interval's colour at its x, the
-// background where nothing lies, and shaded summary columns when zoomed out.
+// background where nothing lies, and shaded summary columns when zoomed out. Cells read
+// as drawn paint the picture their full detail paints, and a tooltip over one reads it
+// in full.
 
 #include "storage/store/store_builder.h"
 #include "storage/store/store_reader.h"
 #include "views/color_palette.h"
+#include "views/timeline_picking.h"
 #include "views/timeline_renderer.h"
 
 #include "tests/support/random_trace.h"
@@ -33,6 +36,22 @@ std::filesystem::path makeStore(const test::TempDir& dir)
     }
     b.addInterval(thread, {0, 100'000'000, b.intern("step"), {}, model::kAutoDepth});
     b.finish();
+    return path;
+}
+
+/// Random rows of `nodes` nodes, 20 000 intervals a thread: summary cells, exact
+/// intervals, instants and counters, with categories (kernels under cpu ops).
+std::filesystem::path makeBusyStore(const test::TempDir& dir, int nodes)
+{
+    const auto path = dir / "busy.strata";
+    storage::MemoryTrace trace;
+    test::RandomTraceOptions options;
+    options.nodes = nodes;
+    options.intervalsPerThread = 20000;
+    test::makeRandomTrace(options, trace);
+    storage::StoreBuilder builder(path);
+    trace.replayInto(builder);
+    builder.finish();
     return path;
 }
 
@@ -178,18 +197,7 @@ TEST_CASE(
     // with categories (kernels under cpu ops), so that the rows split between threads
     // share names, colours and the categories the summary cells borrow.
     test::TempDir dir;
-    const auto path = dir / "busy.strata";
-    {
-        storage::MemoryTrace trace;
-        test::RandomTraceOptions options;
-        options.nodes = 3;
-        options.intervalsPerThread = 20000;
-        test::makeRandomTrace(options, trace);
-        storage::StoreBuilder builder(path);
-        trace.replayInto(builder);
-        builder.finish();
-    }
-    storage::StoreReader store(path);
+    storage::StoreReader store(makeBusyStore(dir, 3));
     model::StringId gemm = model::kEmptyString;
     REQUIRE(store.strings().find("gemm", gemm));
     int twoThreadFrames = 0;
@@ -233,4 +241,67 @@ TEST_CASE(
         }
     }
     CHECK(twoThreadFrames >= 2);
+}
+
+TEST_CASE("cells read as drawn paint the picture of the cells in full, and pick the same cell",
+    "[gui][timeline]") {
+    test::TempDir dir;
+    storage::StoreReader store(makeBusyStore(dir, 2));
+    views::TimelineRenderer renderer(store);
+    std::size_t cellsPicked = 0;
+    for (const views::ColorBy mode :
+        { views::ColorBy::Name, views::ColorBy::Category, views::ColorBy::Role }) {
+        renderer.palette().setMode(mode);
+        for (const model::TimeRange window :
+            { model::TimeRange { 0, 50'000'000 }, model::TimeRange { 20'000'000, 24'000'000 } }) {
+            views::TimelineFrame frame;
+            frame.window = window;
+            frame.widthPx = 1400;
+            frame.heightPx = 900;
+            const auto tracks = views::visibleTracks(renderer.layout(), frame);
+            const views::TimelineData full = views::fetchTimeline(
+                store, tracks, window, frame.plotWidthPx(), 0, storage::CellDetail::Full);
+            const views::TimelineData drawn = views::fetchTimeline(
+                store, tracks, window, frame.plotWidthPx(), 0, storage::CellDetail::Drawn);
+            QImage a(frame.widthPx, frame.heightPx, QImage::Format_RGB32);
+            QImage b(a.size(), a.format());
+            {
+                QPainter p(&a);
+                renderer.paint(p, frame, full, {});
+            }
+            {
+                QPainter p(&b);
+                renderer.paint(p, frame, drawn, {});
+            }
+            CAPTURE(static_cast<int>(mode), window.startNs);
+            CHECK(a == b);
+            // The first cell of each row, picked on both: the drawn hit, read in full.
+            for (const views::TimelineRow& row : renderer.layout().rows) {
+                const storage::TrackSlice* slice = full.slice(row.track);
+                if (row.group || row.counter || !slice || slice->cells.empty())
+                    continue;
+                const storage::IntervalCell& c = slice->cells.front();
+                if (c.depth >= row.lanes)
+                    continue;
+                const model::TimeNs w = store.grid().bucketNs(slice->intervalLevel);
+                const double x =
+                    std::max<double>(frame.labelWidthPx + 0.5, frame.xOf(c.bucket * w + w / 2));
+                const double y = frame.rowTop(row) + c.depth * renderer.layout().laneHeightPx + 2;
+                const views::TimelineHit fromFull =
+                    views::pickAt(renderer.layout(), frame, full, store.grid(), x, y);
+                views::TimelineHit fromDrawn =
+                    views::pickAt(renderer.layout(), frame, drawn, store.grid(), x, y);
+                if (!fromFull.cell)
+                    continue;  // an exact interval lies over it
+                REQUIRE(fromDrawn.cell);
+                views::readPickedCell(fromDrawn, store, drawn);
+                CHECK(fromDrawn.cell->count == fromFull.cell->count);
+                CHECK(fromDrawn.cell->count > 0);
+                CHECK(fromDrawn.cell->longestName == fromFull.cell->longestName);
+                CHECK(fromDrawn.cellEntries == fromFull.cellEntries);
+                ++cellsPicked;
+            }
+        }
+    }
+    CHECK(cellsPicked >= 6);
 }

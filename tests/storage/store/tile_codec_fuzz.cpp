@@ -83,6 +83,9 @@ void decodeAs(TileKind kind, std::string_view payload)
         break;
     case TileKind::IntervalSummary:
         decodeAndReencode(payload, decodeIntervalSummaryTile);
+        try {
+            decodeDrawnIntervalSummaryTile(payload);  // must not read out of bounds either
+        } catch (const CorruptTile&) {}
         break;
     case TileKind::InstantSummary:
         decodeAndReencode(payload, decodeInstantSummaryTile);
