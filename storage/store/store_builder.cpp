@@ -467,8 +467,7 @@ void StoreBuilder::finish()
 
             std::map<std::string, std::string> meta = m_meta;
             meta["format"] = kStoreFormatName;
-            meta["format_version"] =
-                std::to_string(m_foreign.empty() ? kWholeStoreFormatVersion : kStoreFormatVersion);
+            meta["format_version"] = std::to_string(kStoreFormatVersion);
             meta["tool_version"] = STRATA_VERSION;
             meta["lod_base_bucket_ns"] = std::to_string(grid.baseBucketNs);
             meta["lod_factor_log2"] = std::to_string(grid.factorLog2);

@@ -37,7 +37,7 @@
 //       format version 1 (the tables are optional, like kernel_metrics) and their flame
 //       graphs walk the exact events.
 //
-// Format version 2 (this one) writes counter and counter summary tiles at codec version 2
+// Format version 2 writes counter and counter summary tiles at codec version 2
 // (tile_codec.h) and may leave out a summary level of instants or counters that reduces
 // little over the stored level below it (track_tiler.cpp); a query at its zoom reads that
 // level. Version 1 stores (every level from the finest stored, codec version 1) still
@@ -54,15 +54,18 @@
 //                                    alone, such a shard is refused (it is not a whole
 //                                    trace), and a version 2 reader refuses it as newer.
 //
+// Format version 4 (this one) is version 3 with interval summary tiles at codec version 2
+// (a drawn part and a detail part in two zstd frames, tile_codec.cpp), written by every
+// store, with or without foreign_tracks; readers of versions up to 3 refuse it as newer,
+// and this reads every older store.
+//
 // Nothing here assumes one writer for the whole run: a shard holds a subset of tracks
 // with the same schema, and ids are local to the file.
 
 namespace strata::storage {
 
-/// The newest format this reads; what it writes is kWholeStoreFormatVersion, or this for
-/// a shard with foreign tracks.
-inline constexpr int kStoreFormatVersion = 3;
-inline constexpr int kWholeStoreFormatVersion = 2;
+/// The newest format this reads, and the one it writes.
+inline constexpr int kStoreFormatVersion = 4;
 inline constexpr const char* kStoreFormatName = "strata";
 
 inline constexpr const char* kStoreSchemaSql = R"sql(

@@ -119,8 +119,9 @@ struct RawTile
     operator std::string_view() const { return {bytes.get(), size}; }
 };
 
-/// `newest`: the newest codec version of the kind; every older one decodes too.
-RawTile unwrap(TileKind expected, std::string_view payload, std::uint8_t newest = kTileCodecVersion)
+/// The version of a payload of kind `expected`, its magic and kind checked; `newest`: the
+/// newest codec version of the kind (every older one decodes too).
+std::uint8_t payloadVersion(TileKind expected, std::string_view payload, std::uint8_t newest)
 {
     ByteReader header(payload);
     if (payload.size() < 5 || header.u8() != 'S' || header.u8() != 'T')
@@ -133,15 +134,19 @@ RawTile unwrap(TileKind expected, std::string_view payload, std::uint8_t newest 
     if (version < kTileCodecVersion || version > newest)
         throw CorruptTile("tile codec version " + std::to_string(version) + " is not "
             + std::to_string(kTileCodecVersion) + ".." + std::to_string(newest));
+    return version;
+}
+
+/// A body as the payload holds it after its magic, kind and version: `varint rawSize |
+/// zstd frame`, inflated.
+RawTile inflate(std::string_view sized, std::uint8_t version)
+{
+    ByteReader header(sized);
     const std::uint64_t rawSize = header.varint();
     if (rawSize > kMaxRawTileBytes)
         throw CorruptTile("tile claims an impossible size");
-    // Everything after the header is the zstd frame.
-    std::size_t headerSize = 4;
-    for (std::uint64_t v = rawSize; v >= 0x80; v >>= 7)
-        ++headerSize;
-    ++headerSize;
-    const std::string_view frame = payload.substr(headerSize);
+    // Everything after the size is the zstd frame.
+    const std::string_view frame = sized.substr(sized.size() - header.remaining());
     const unsigned long long contentSize = ZSTD_getFrameContentSize(frame.data(), frame.size());
     if (contentSize != rawSize)
         throw CorruptTile("tile frame size does not match its header");
@@ -155,6 +160,12 @@ RawTile unwrap(TileKind expected, std::string_view payload, std::uint8_t newest 
         throw CorruptTile(std::string("tile does not decompress: ")
                           + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short frame"));
     return raw;
+}
+
+RawTile unwrap(TileKind expected, std::string_view payload, std::uint8_t newest = kTileCodecVersion)
+{
+    const std::uint8_t version = payloadVersion(expected, payload, newest);
+    return inflate(payload.substr(4), version);
 }
 
 /// A row count, checked against the bytes left: every row takes at least
@@ -649,64 +660,168 @@ SampleTile decodeSampleTile(std::string_view payload)
     return tile;
 }
 
-// Interval summary: cells n | bucket Δ | depth | count | longest start - bucket start...
-// stored as offset from the previous row's longest start | longest duration | longest
-// name | entry count; then entries m | name | role u8 | coverage.
+// Interval summary, version 2: two zstd frames, so that a timeline frame, which draws
+// each cell's colour only, inflates and reads the first alone (decodeDrawn...).
+//   drawn part:  bucket width | cells n | bucket Δ | depth | entry count | cells with
+//                entries n' | their first name | first role u8 | coverage of all entries
+//   detail part: count | longest start - bucket start | longest duration | longest name |
+//                entries after each cell's first r | name | role u8 | coverage
+// The payload: 'S' 'T' kind 2 | varint bytes of the drawn part | drawn part | detail part,
+// each part `varint rawSize | zstd frame` as a version 1 payload holds its one body.
+// The first entry's own coverage is the cell's less the others'.
+//
+// Version 1 (stores written before): one body, cells n | bucket Δ | depth | count |
+// longest start - bucket start | longest duration | longest name | entry count; then
+// entries m | name | role u8 | coverage.
 std::string encodeTile(const IntervalSummaryTile& tile, int zstdLevel)
 {
-    ByteWriter out;
     const auto& cells = tile.cells;
-    out.varint(static_cast<std::uint64_t>(tile.bucketNs));
-    out.varint(cells.size());
-    writeTimes(out, cells, [](const IntervalCell& c) { return c.bucket; });
+    ByteWriter drawn;
+    drawn.varint(static_cast<std::uint64_t>(tile.bucketNs));
+    drawn.varint(cells.size());
+    writeTimes(drawn, cells, [](const IntervalCell& c) { return c.bucket; });
     for (const auto& c : cells)
-        out.varint(c.depth);
+        drawn.varint(c.depth);
     for (const auto& c : cells)
-        out.varint(c.count);
+        drawn.varint(c.entryCount);
+    const auto withEntries = static_cast<std::size_t>(std::count_if(
+        cells.begin(), cells.end(), [](const IntervalCell& c) { return c.entryCount > 0; }));
+    drawn.varint(withEntries);
+    for (const auto& c : cells) {
+        if (c.entryCount > 0)
+            drawn.varint(tile.entries[c.firstEntry].name);
+    }
+    for (const auto& c : cells) {
+        if (c.entryCount > 0)
+            drawn.u8(static_cast<std::uint8_t>(tile.entries[c.firstEntry].role));
+    }
+    for (const auto& c : cells) {
+        std::uint64_t covered = 0;
+        for (std::uint32_t k = 0; k < c.entryCount; ++k)
+            covered += static_cast<std::uint64_t>(tile.entries[c.firstEntry + k].coverageNs);
+        if (c.entryCount > 0)
+            drawn.varint(covered);
+    }
+
+    ByteWriter detail;
+    for (const auto& c : cells)
+        detail.varint(c.count);
     // The longest event starts near its bucket: store the (small) difference.
     for (const auto& c : cells)
-        out.svarint(c.longestStartNs - c.bucket * tile.bucketNs);
+        detail.svarint(c.longestStartNs - c.bucket * tile.bucketNs);
     for (const auto& c : cells)
-        out.varint(static_cast<std::uint64_t>(c.longestDurationNs));
+        detail.varint(static_cast<std::uint64_t>(c.longestDurationNs));
     for (const auto& c : cells)
-        out.varint(c.longestName);
-    for (const auto& c : cells)
-        out.varint(c.entryCount);
-    out.varint(tile.entries.size());
-    for (const auto& e : tile.entries)
-        out.varint(e.name);
-    for (const auto& e : tile.entries)
-        out.u8(static_cast<std::uint8_t>(e.role));
-    for (const auto& e : tile.entries)
-        out.varint(static_cast<std::uint64_t>(e.coverageNs));
-    return wrap(TileKind::IntervalSummary, out.bytes(), zstdLevel);
+        detail.varint(c.longestName);
+    detail.varint(tile.entries.size() - withEntries);
+    auto others = [&](auto write) {
+        for (const auto& c : cells) {
+            for (std::uint32_t k = 1; k < c.entryCount; ++k)
+                write(tile.entries[c.firstEntry + k]);
+        }
+    };
+    others([&](const Coverage& e) { detail.varint(e.name); });
+    others([&](const Coverage& e) { detail.u8(static_cast<std::uint8_t>(e.role)); });
+    others([&](const Coverage& e) { detail.varint(static_cast<std::uint64_t>(e.coverageNs)); });
+
+    const auto kind = TileKind::IntervalSummary;
+    const std::string drawnPart =
+        wrap(kind, drawn.bytes(), zstdLevel, kIntervalSummaryCodecVersion);
+    const std::string detailPart =
+        wrap(kind, detail.bytes(), zstdLevel, kIntervalSummaryCodecVersion);
+    ByteWriter out;
+    out.bytes().append(drawnPart, 0, 4);  // magic, kind, version
+    out.varint(drawnPart.size() - 4);
+    out.bytes().append(drawnPart, 4);
+    out.bytes().append(detailPart, 4);
+    return std::move(out.bytes());
 }
 
 namespace {
 
-/// The columns of a decompressed interval summary body, located and checked to lie
-/// inside it (what both decoders below read).
-struct IntervalSummaryColumns
+model::Role checkedRole(const char* roles, std::uint64_t i)
+{
+    const auto role = static_cast<std::uint8_t>(roles[i]);
+    if (role >= model::kRoleCount) [[unlikely]]
+        corrupt("tile holds an unknown role");
+    return static_cast<model::Role>(role);
+}
+
+/// Coverage entries as a summary body ends with them: `n` names, `n` roles (a byte each)
+/// and `n` coverages, the last column ending at the body's end.
+struct EntryColumns
+{
+    VarintColumn names;
+    const char* roles;
+    VarintColumn coverages;
+
+    EntryColumns(const char* p, const char* end, std::uint64_t n)
+        : names(p, end, n)
+        , roles(rolesOf(names.end(), end, n))
+        , coverages(roles + n, end, n)
+    {
+        if (coverages.end() != end)
+            corrupt("tile has bytes after its last column");
+    }
+    model::Role role(std::uint64_t i) const { return checkedRole(roles, i); }
+
+private:
+    static const char* rolesOf(const char* p, const char* end, std::uint64_t n)
+    {
+        if (static_cast<std::uint64_t>(end - p) < n)
+            corrupt("tile shorter than its columns");
+        return p;
+    }
+};
+
+model::Depth checkedDepth(std::uint64_t depth)
+{
+    if (depth >= model::kAutoDepth) [[unlikely]]
+        corrupt("tile holds an impossible depth");
+    return static_cast<model::Depth>(depth);
+}
+
+std::int64_t addDelta(std::int64_t previous, std::int64_t delta)
+{
+    return static_cast<std::int64_t>(
+        static_cast<std::uint64_t>(previous) + static_cast<std::uint64_t>(delta));
+}
+
+/// The bucket width at the head of a summary body.
+model::TimeNs headBucketWidth(const char*& p, const char* end)
+{
+    const auto bucketNs = static_cast<model::TimeNs>(headVarint(p, end));
+    if (bucketNs <= 0 || bucketNs > (model::TimeNs(1) << 56))
+        throw CorruptTile("summary tile has an impossible bucket width");
+    return bucketNs;
+}
+
+/// The longest event's start, stored as its offset from its bucket's start.
+model::TimeNs longestStart(std::int64_t bucket, model::TimeNs bucketNs, std::int64_t offset)
+{
+    const Int128 start = static_cast<Int128>(bucket) * bucketNs + offset;
+    if (start < INT64_MIN || start > INT64_MAX) [[unlikely]]
+        corrupt("summary tile holds a time beyond int64");
+    return static_cast<model::TimeNs>(start);
+}
+
+/// A version 1 body's columns, located and checked to lie inside it.
+struct SummaryBodyV1
 {
     RawTile raw;
     model::TimeNs bucketNs = 1;
     std::uint64_t cellCount = 0;
     std::uint64_t entryCount = 0;
-    const char* cellColumns = nullptr;
-    const char* end = nullptr;
-    // The cells' seven columns, then the entries' names, roles (a byte each) and coverages.
+    // The cells' seven columns, then the entries'.
     std::optional<VarintColumn> buckets, depths, counts, starts, durations, names, entryCounts;
-    std::optional<VarintColumn> entryNames, coverages;
-    const char* roles = nullptr;
+    std::optional<EntryColumns> entries;
 
-    explicit IntervalSummaryColumns(std::string_view payload)
-        : raw(unwrap(TileKind::IntervalSummary, payload))
+    explicit SummaryBodyV1(RawTile body)
+        : raw(std::move(body))
     {
         const char* p = raw.bytes.get();
-        end = p + raw.size;
-        bucketNs = static_cast<model::TimeNs>(headVarint(p, end));
-        if (bucketNs <= 0 || bucketNs > (model::TimeNs(1) << 56))
-            throw CorruptTile("summary tile has an impossible bucket width");
+        const char* const end = p + raw.size;
+        bucketNs = headBucketWidth(p, end);
         cellCount = headRowCount(p, end, 7);
         const std::uint64_t n = cellCount;
         buckets.emplace(p, end, n);
@@ -718,41 +833,13 @@ struct IntervalSummaryColumns
         entryCounts.emplace(names->end(), end, n);
         p = entryCounts->end();
         entryCount = headRowCount(p, end, 3);
-        entryNames.emplace(p, end, entryCount);
-        roles = entryNames->end();
-        if (static_cast<std::uint64_t>(end - roles) < entryCount)
-            corrupt("tile shorter than its columns");
-        coverages.emplace(roles + entryCount, end, entryCount);
-        if (coverages->end() != end)
-            corrupt("tile has bytes after its last column");
-    }
-
-    std::int64_t nextBucket(std::int64_t previous)
-    {
-        return static_cast<std::int64_t>(static_cast<std::uint64_t>(previous)
-            + static_cast<std::uint64_t>(buckets->nextSigned()));
-    }
-    model::Depth nextDepth()
-    {
-        const std::uint64_t depth = depths->next();
-        if (depth >= model::kAutoDepth) [[unlikely]]
-            corrupt("tile holds an impossible depth");
-        return static_cast<model::Depth>(depth);
-    }
-    model::Role role(std::uint64_t entry) const
-    {
-        const auto role = static_cast<std::uint8_t>(roles[entry]);
-        if (role >= model::kRoleCount) [[unlikely]]
-            corrupt("tile holds an unknown role");
-        return static_cast<model::Role>(role);
+        entries.emplace(p, end, entryCount);
     }
 };
 
-}  // namespace
-
-IntervalSummaryTile decodeIntervalSummaryTile(std::string_view payload)
+IntervalSummaryTile decodeSummaryV1(RawTile body)
 {
-    IntervalSummaryColumns in(payload);
+    SummaryBodyV1 in(std::move(body));
     IntervalSummaryTile tile;
     tile.bucketNs = in.bucketNs;
     // The seven columns of the cells read side by side, a cell at a time.
@@ -763,15 +850,11 @@ IntervalSummaryTile decodeIntervalSummaryTile(std::string_view payload)
     std::uint64_t nextEntry = 0;
     for (std::uint64_t i = 0; i < n; ++i) {
         IntervalCell& c = cells.emplace_back();
-        bucket = in.nextBucket(bucket);
+        bucket = addDelta(bucket, in.buckets->nextSigned());
         c.bucket = bucket;
-        c.depth = in.nextDepth();
+        c.depth = checkedDepth(in.depths->next());
         c.count = in.counts->nextId();
-        // The longest event starts near its bucket: the (small) difference is stored.
-        const Int128 start = static_cast<Int128>(bucket) * tile.bucketNs + in.starts->nextSigned();
-        if (start < INT64_MIN || start > INT64_MAX) [[unlikely]]
-            corrupt("summary tile holds a time beyond int64");
-        c.longestStartNs = static_cast<model::TimeNs>(start);
+        c.longestStartNs = longestStart(bucket, tile.bucketNs, in.starts->nextSigned());
         c.longestDurationNs = static_cast<model::TimeNs>(in.durations->next());
         c.longestName = in.names->nextId();
         c.firstEntry = static_cast<std::uint32_t>(nextEntry);
@@ -785,16 +868,16 @@ IntervalSummaryTile decodeIntervalSummaryTile(std::string_view payload)
     entries.reserve(m);
     for (std::uint64_t i = 0; i < m; ++i) {
         Coverage& e = entries.emplace_back();
-        e.name = in.entryNames->nextId();
-        e.role = in.role(i);
-        e.coverageNs = static_cast<model::TimeNs>(in.coverages->next());
+        e.name = in.entries->names.nextId();
+        e.role = in.entries->role(i);
+        e.coverageNs = static_cast<model::TimeNs>(in.entries->coverages.next());
     }
     return tile;
 }
 
-IntervalSummaryTile decodeDrawnIntervalSummaryTile(std::string_view payload)
+IntervalSummaryTile decodeDrawnSummaryV1(RawTile body)
 {
-    IntervalSummaryColumns in(payload);
+    SummaryBodyV1 in(std::move(body));
     IntervalSummaryTile tile;
     tile.bucketNs = in.bucketNs;
     const std::uint64_t n = in.cellCount;
@@ -805,9 +888,9 @@ IntervalSummaryTile decodeDrawnIntervalSummaryTile(std::string_view payload)
     std::uint64_t nextEntry = 0;
     for (std::uint64_t i = 0; i < n; ++i) {
         IntervalCell& c = tile.cells.emplace_back();
-        bucket = in.nextBucket(bucket);
+        bucket = addDelta(bucket, in.buckets->nextSigned());
         c.bucket = bucket;
-        c.depth = in.nextDepth();
+        c.depth = checkedDepth(in.depths->next());
         const std::uint32_t k = in.entryCounts->nextId();
         if (k > m - nextEntry) [[unlikely]]
             throw CorruptTile("summary tile cells and entries disagree");
@@ -817,18 +900,154 @@ IntervalSummaryTile decodeDrawnIntervalSummaryTile(std::string_view payload)
         // Entries are stored by decreasing coverage: the first is the cell's colour.
         c.entryCount = 1;
         Coverage& e = tile.entries.emplace_back();
-        e.name = in.entryNames->nextId();
-        in.entryNames->skip(k - 1);
-        e.role = in.role(nextEntry);
+        e.name = in.entries->names.nextId();
+        in.entries->names.skip(k - 1);
+        e.role = in.entries->role(nextEntry);
         std::uint64_t covered = 0;
         for (std::uint32_t j = 0; j < k; ++j)
-            covered += in.coverages->next();
+            covered += in.entries->coverages.next();
         e.coverageNs = static_cast<model::TimeNs>(covered);
         nextEntry += k;
     }
     if (nextEntry != m)
         throw CorruptTile("summary tile cells and entries disagree");
     return tile;
+}
+
+/// A version 2 payload's parts: the drawn one, and where the detail one lies.
+struct SummaryPartsV2
+{
+    std::string_view drawn;
+    std::string_view detail;
+
+    explicit SummaryPartsV2(std::string_view payload)
+    {
+        ByteReader in(payload.substr(4));
+        const std::uint64_t drawnBytes = in.varint();
+        if (drawnBytes > in.remaining())
+            throw CorruptTile("summary tile shorter than its drawn part");
+        const std::size_t at = payload.size() - in.remaining();
+        drawn = payload.substr(at, drawnBytes);
+        detail = payload.substr(at + drawnBytes);
+    }
+};
+
+/// The drawn part of a version 2 tile decoded: the cells' buckets, depths and entry
+/// counts (`counts[i]`), and one entry a cell with entries (the first with the cell's
+/// coverage), by cell.
+IntervalSummaryTile decodeDrawnPartV2(RawTile body, std::vector<std::uint32_t>* counts)
+{
+    const char* p = body.bytes.get();
+    const char* const end = p + body.size;
+    IntervalSummaryTile tile;
+    tile.bucketNs = headBucketWidth(p, end);
+    const std::uint64_t n = headRowCount(p, end, 3);
+    VarintColumn buckets(p, end, n);
+    VarintColumn depths(buckets.end(), end, n);
+    VarintColumn entryCounts(depths.end(), end, n);
+    p = entryCounts.end();
+    const std::uint64_t withEntries = headRowCount(p, end, 3);
+    EntryColumns first(p, end, withEntries);  // each cell's first, with the cell's coverage
+    tile.cells.reserve(n);
+    tile.entries.reserve(withEntries);
+    if (counts)
+        counts->reserve(n);
+    model::TimeNs bucket = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        IntervalCell& c = tile.cells.emplace_back();
+        bucket = addDelta(bucket, buckets.nextSigned());
+        c.bucket = bucket;
+        c.depth = checkedDepth(depths.next());
+        const std::uint32_t k = entryCounts.nextId();
+        if (counts)
+            counts->push_back(k);
+        c.firstEntry = static_cast<std::uint32_t>(tile.entries.size());
+        if (k == 0)
+            continue;
+        if (tile.entries.size() == withEntries) [[unlikely]]
+            throw CorruptTile("summary tile cells and entries disagree");
+        c.entryCount = 1;
+        const std::size_t j = tile.entries.size();
+        Coverage& e = tile.entries.emplace_back();
+        e.name = first.names.nextId();
+        e.role = first.role(j);
+        e.coverageNs = static_cast<model::TimeNs>(first.coverages.next());
+    }
+    if (tile.entries.size() != withEntries)
+        throw CorruptTile("summary tile cells and entries disagree");
+    return tile;
+}
+
+IntervalSummaryTile decodeSummaryV2(std::string_view payload)
+{
+    const SummaryPartsV2 parts(payload);
+    std::vector<std::uint32_t> entryCounts;
+    IntervalSummaryTile drawn = decodeDrawnPartV2(inflate(parts.drawn, 2), &entryCounts);
+    const RawTile body = inflate(parts.detail, 2);
+    const char* p = body.bytes.get();
+    const char* const end = p + body.size;
+    const std::uint64_t n = drawn.cells.size();
+    VarintColumn counts(p, end, n);
+    VarintColumn starts(counts.end(), end, n);
+    VarintColumn durations(starts.end(), end, n);
+    VarintColumn longestNames(durations.end(), end, n);
+    p = longestNames.end();
+    const std::uint64_t r = headRowCount(p, end, 3);
+    EntryColumns others(p, end, r);
+
+    IntervalSummaryTile tile;
+    tile.bucketNs = drawn.bucketNs;
+    tile.cells = std::move(drawn.cells);
+    tile.entries.reserve(drawn.entries.size() + r);
+    std::uint64_t other = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        IntervalCell& c = tile.cells[i];
+        c.count = counts.nextId();
+        c.longestStartNs = longestStart(c.bucket, tile.bucketNs, starts.nextSigned());
+        c.longestDurationNs = static_cast<model::TimeNs>(durations.next());
+        c.longestName = longestNames.nextId();
+        const std::uint32_t k = entryCounts[i];
+        const std::uint32_t drawnEntry = c.firstEntry;
+        c.firstEntry = static_cast<std::uint32_t>(tile.entries.size());
+        if (k == 0)
+            continue;
+        if (k - 1 > r - other) [[unlikely]]
+            throw CorruptTile("summary tile cells and entries disagree");
+        const Coverage first = drawn.entries[drawnEntry];
+        c.entryCount = k;
+        tile.entries.push_back(first);
+        // The first entry holds the cell's coverage: its own is what the others leave.
+        std::uint64_t own = static_cast<std::uint64_t>(first.coverageNs);
+        for (std::uint32_t j = 1; j < k; ++j, ++other) {
+            Coverage& e = tile.entries.emplace_back();
+            e.name = others.names.nextId();
+            e.role = others.role(other);
+            e.coverageNs = static_cast<model::TimeNs>(others.coverages.next());
+            own -= static_cast<std::uint64_t>(e.coverageNs);
+        }
+        tile.entries[c.firstEntry].coverageNs = static_cast<model::TimeNs>(own);
+    }
+    if (other != r)
+        throw CorruptTile("summary tile cells and entries disagree");
+    return tile;
+}
+
+}  // namespace
+
+IntervalSummaryTile decodeIntervalSummaryTile(std::string_view payload)
+{
+    const auto kind = TileKind::IntervalSummary;
+    if (payloadVersion(kind, payload, kIntervalSummaryCodecVersion) == 1)
+        return decodeSummaryV1(inflate(payload.substr(4), 1));
+    return decodeSummaryV2(payload);
+}
+
+IntervalSummaryTile decodeDrawnIntervalSummaryTile(std::string_view payload)
+{
+    const auto kind = TileKind::IntervalSummary;
+    if (payloadVersion(kind, payload, kIntervalSummaryCodecVersion) == 1)
+        return decodeDrawnSummaryV1(inflate(payload.substr(4), 1));
+    return decodeDrawnPartV2(inflate(SummaryPartsV2(payload).drawn, 2), nullptr);
 }
 
 // Instant summary: n | bucket Δ | count | first time Δ | first name.

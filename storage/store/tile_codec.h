@@ -29,6 +29,9 @@ inline constexpr std::uint8_t kTileCodecVersion = 1;
 /// Counter and counter summary tiles are written at version 2 (tile_codec.cpp); their
 /// version 1 tiles, written by stores of format version 1, still decode.
 inline constexpr std::uint8_t kCounterCodecVersion = 2;
+/// Interval summary tiles are written at version 2: a drawn part and a detail part in two
+/// zstd frames (tile_codec.cpp); version 1 tiles (one frame) still decode.
+inline constexpr std::uint8_t kIntervalSummaryCodecVersion = 2;
 
 std::string encodeTile(const IntervalTile& tile, int zstdLevel = 3);
 std::string encodeTile(const InstantTile& tile, int zstdLevel = 3);
@@ -48,8 +51,8 @@ IntervalSummaryTile decodeIntervalSummaryTile(std::string_view payload);
 /// An interval summary tile as the timeline draws it: each cell's bucket and depth, and
 /// one entry holding the cell's whole coverage under its most covered name and role (the
 /// first stored: entries are kept by decreasing coverage); count and the longest event
-/// are left 0. It reads a third of the numbers the full decoder does: the counts,
-/// longest events and other names are passed over.
+/// are left 0. Of a version 2 tile it inflates and reads the drawn part only; of a
+/// version 1 tile it passes over the counts, longest events and other names.
 IntervalSummaryTile decodeDrawnIntervalSummaryTile(std::string_view payload);
 InstantSummaryTile decodeInstantSummaryTile(std::string_view payload);
 CounterSummaryTile decodeCounterSummaryTile(std::string_view payload);

@@ -484,7 +484,7 @@ TEST_CASE(
     storage::SqliteDb shard(run.shards()[0].path, storage::SqliteDb::Mode::ReadOnly);
     auto version = shard.prepare("SELECT value FROM meta WHERE key = 'format_version'");
     REQUIRE(version.step());
-    REQUIRE(version.text(0) == "2");
+    REQUIRE(version.text(0) == "4");
     REQUIRE_FALSE(
         shard.prepare("SELECT 1 FROM sqlite_master WHERE name = 'foreign_tracks'").step());
 }

@@ -3,7 +3,9 @@
 // whose columns do not hold what they claim throws CorruptTile. The decoder reads its
 // columns side by side with 8-byte loads (tile_codec.cpp): these are its edges. The
 // drawn decoder (each cell folded to its colour) passes over numbers it does not read:
-// it must land on the same ones and fail on the same cut tiles.
+// it must land on the same ones and fail on the same cut tiles. Tiles are written at
+// codec version 2 (a drawn and a detail part); version 1 tiles of older stores, written
+// here as they were, decode the same.
 
 #include "storage/store/byte_io.h"
 #include "storage/store/tile_codec.h"
@@ -81,6 +83,45 @@ void requireEqual(const IntervalSummaryTile& a, const IntervalSummaryTile& b)
     REQUIRE(a.entries == b.entries);
 }
 
+/// `tile` as codec version 1 wrote it: one body, the cells' seven columns then the entries.
+std::string encodeV1(const IntervalSummaryTile& tile)
+{
+    storage::ByteWriter out;
+    out.varint(static_cast<std::uint64_t>(tile.bucketNs));
+    out.varint(tile.cells.size());
+    std::int64_t previous = 0;
+    for (const auto& c : tile.cells) {
+        out.svarint(c.bucket - previous);
+        previous = c.bucket;
+    }
+    for (const auto& c : tile.cells)
+        out.varint(c.depth);
+    for (const auto& c : tile.cells)
+        out.varint(c.count);
+    for (const auto& c : tile.cells)
+        out.svarint(c.longestStartNs - c.bucket * tile.bucketNs);
+    for (const auto& c : tile.cells)
+        out.varint(static_cast<std::uint64_t>(c.longestDurationNs));
+    for (const auto& c : tile.cells)
+        out.varint(c.longestName);
+    for (const auto& c : tile.cells)
+        out.varint(c.entryCount);
+    out.varint(tile.entries.size());
+    for (const auto& e : tile.entries)
+        out.varint(e.name);
+    for (const auto& e : tile.entries)
+        out.u8(static_cast<std::uint8_t>(e.role));
+    for (const auto& e : tile.entries)
+        out.varint(static_cast<std::uint64_t>(e.coverageNs));
+    return storage::wrapPayload(storage::TileKind::IntervalSummary, out.bytes(), 1);
+}
+
+/// The tile in the codec version asked for.
+std::string encode(const IntervalSummaryTile& tile, int version)
+{
+    return version == 1 ? encodeV1(tile) : storage::encodeTile(tile, 1);
+}
+
 /// The columns of a summary tile with one cell of one entry, each value given.
 std::string oneCellColumns(
     std::uint64_t depth, std::uint64_t name, std::uint8_t role, std::uint64_t entryName)
@@ -106,11 +147,15 @@ std::string oneCellColumns(
 
 TEST_CASE("interval summary tiles decode numbers of every width, to the tile's last byte",
     "[store][codec]") {
+    const int version = GENERATE(1, 2);
+    INFO("codec version " << version);
     std::mt19937_64 rng(16);
     for (int cells : { 0, 1, 2, 3, 7, 8, 9, 100, 1024 }) {
         for (int maxBytes : { 1, 2, 8, 9, 10 }) {
             const IntervalSummaryTile tile = randomTile(rng, cells, maxBytes);
-            requireEqual(storage::decodeIntervalSummaryTile(storage::encodeTile(tile, 1)), tile);
+            const std::string payload = encode(tile, version);
+            REQUIRE(static_cast<int>(payload.at(3)) == version);
+            requireEqual(storage::decodeIntervalSummaryTile(payload), tile);
         }
     }
     // The largest values each column holds, the last ones of the tile included.
@@ -125,16 +170,18 @@ TEST_CASE("interval summary tiles decode numbers of every width, to the tile's l
         .firstEntry = 0,
         .entryCount = 1 });
     tile.entries.push_back({ 0xFFFFFFFFu, model::Role::Useful, INT64_MAX });
-    requireEqual(storage::decodeIntervalSummaryTile(storage::encodeTile(tile, 1)), tile);
+    requireEqual(storage::decodeIntervalSummaryTile(encode(tile, version)), tile);
 }
 
 TEST_CASE("the drawn decoding of an interval summary tile is each full cell folded to its colour",
     "[store][codec]") {
+    const int version = GENERATE(1, 2);
+    INFO("codec version " << version);
     std::mt19937_64 rng(17);
     for (int cells : { 0, 1, 2, 9, 100, 1024, 3000 }) {
         for (int maxBytes : { 1, 2, 9, 10 }) {
             const IntervalSummaryTile tile = randomTile(rng, cells, maxBytes);
-            const std::string payload = storage::encodeTile(tile, 1);
+            const std::string payload = encode(tile, version);
             const IntervalSummaryTile drawn = storage::decodeDrawnIntervalSummaryTile(payload);
             REQUIRE(drawn.bucketNs == tile.bucketNs);
             REQUIRE(drawn.cells.size() == tile.cells.size());
@@ -192,4 +239,37 @@ TEST_CASE("interval summary tiles whose columns do not hold what they claim are 
     REQUIRE_THROWS_AS(decode(oneCellColumns(2, 7, model::kRoleCount, 9)), storage::CorruptTile);
     REQUIRE_THROWS_AS(
         decode(oneCellColumns(2, 7, 1, std::uint64_t(1) << 40)), storage::CorruptTile);
+}
+
+TEST_CASE("a version 2 interval summary tile cut short or with a part out of place is corrupt",
+    "[store][codec]") {
+    std::mt19937_64 rng(18);
+    const IntervalSummaryTile tile = randomTile(rng, 40, 3);
+    const std::string whole = storage::encodeTile(tile, 1);
+    for (const bool drawnDecoder : { false, true }) {
+        INFO((drawnDecoder ? "drawn" : "full") << " decoder");
+        auto decode = [&](const std::string& payload) {
+            return drawnDecoder ? storage::decodeDrawnIntervalSummaryTile(payload)
+                                : storage::decodeIntervalSummaryTile(payload);
+        };
+        // The drawn decoder reads up to the drawn part's end, the full one to the last byte.
+        storage::ByteReader head(std::string_view(whole).substr(4));
+        const std::uint64_t drawnBytes = head.varint();
+        const std::size_t drawnAt = whole.size() - head.remaining();
+        for (std::size_t size = 0; size < (drawnDecoder ? drawnAt + drawnBytes : whole.size());
+             ++size) {
+            INFO("cut at " << size << " of " << whole.size());
+            REQUIRE_THROWS_AS(decode(whole.substr(0, size)), storage::CorruptTile);
+        }
+        // A drawn part said to be longer or shorter than it is.
+        for (const int shift : { -1, 1, 100 }) {
+            storage::ByteWriter moved;
+            moved.bytes() = whole.substr(0, 4);
+            moved.varint(drawnBytes + static_cast<std::uint64_t>(shift));
+            moved.bytes() += whole.substr(drawnAt);
+            REQUIRE_THROWS_AS(decode(moved.bytes()), storage::CorruptTile);
+        }
+    }
+    REQUIRE_THROWS_AS(
+        storage::decodeIntervalSummaryTile(whole + std::string(1, '\0')), storage::CorruptTile);
 }
