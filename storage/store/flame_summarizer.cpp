@@ -21,70 +21,94 @@ struct Part
     std::int64_t weight;
 };
 
-/// Sorts `parts` by (bucket, path). Buckets span a range not much wider than the parts
-/// are many (they come from time order), so a counting sort by bucket and a sort of each
-/// bucket's few parts by path beat one comparison sort of them all (the hot loop of
-/// tiling intervals); a wide range falls back to that sort.
-void sortByBucketAndPath(std::vector<Part>& parts)
+/// Adds up `parts` by (bucket, path), in that order. Buckets span a range not much wider
+/// than the parts are many (they come from time order). With few paths too (a window of
+/// a Paraver thread: 4 buckets, tens of paths) the parts are added straight into a table
+/// of (bucket, path) slots, read out in order: no sort (a counting sort of the parts by
+/// slot, then a pass merging them, was the most of this). Otherwise a counting sort by
+/// bucket and a sort of each bucket's few parts by path, or one comparison sort of them
+/// all for a wide range.
+std::vector<FlameBucket> reduce(std::vector<Part>& parts)
 {
-    auto byPath = [](const Part& a, const Part& b) {
-        return a.path < b.path;
-    };
-    if (parts.size() < 2)
-        return;
+    std::vector<FlameBucket> out;
+    if (parts.empty())
+        return out;
     const auto [lo, hi] = std::minmax_element(parts.begin(), parts.end(),
         [](const Part& a, const Part& b) { return a.bucket < b.bucket; });
     const std::int64_t first = lo->bucket;
     const std::uint64_t range =
         static_cast<std::uint64_t>(hi->bucket) - static_cast<std::uint64_t>(first) + 1;
-    // Few buckets and few paths (a window of a Paraver thread: 4 buckets, tens of paths):
-    // one counting sort over (bucket, path) pairs, instead of a std::sort per bucket.
     std::uint32_t maxPath = 0;
     for (const Part& p : parts)
         maxPath = std::max(maxPath, p.path);
     const std::uint64_t paths = std::uint64_t(maxPath) + 1;
     if (range <= (std::uint64_t(1) << 32) / paths && range * paths <= 4 * parts.size() + 4096) {
-        auto slot = [&](const Part& p) {
-            return static_cast<std::size_t>(
-                static_cast<std::uint64_t>(p.bucket - first) * paths + p.path);
+        struct Slot
+        {
+            std::int64_t weight;
+            bool used;
         };
-        std::vector<std::uint32_t> starts(range * paths + 1, 0);
-        for (const Part& p : parts)
-            ++starts[slot(p) + 1];
-        for (std::size_t k = 1; k < starts.size(); ++k)
-            starts[k] += starts[k - 1];
-        std::vector<Part> sorted(parts.size());
-        for (const Part& p : parts)
-            sorted[starts[slot(p)]++] = p;
-        parts.swap(sorted);
-        return;
+        struct Row
+        {
+            std::int64_t samples;
+            std::uint32_t entries;  ///< slots used
+        };
+        // Kept per thread, up to kKeptSlots: a reduce per window and level would
+        // otherwise allocate them.
+        constexpr std::size_t kKeptSlots = std::size_t(1) << 16;
+        thread_local std::vector<Slot> slots;
+        thread_local std::vector<Row> rows;
+        slots.assign(range * paths, Slot { 0, false });
+        rows.assign(range, Row { 0, 0 });
+        for (const Part& p : parts) {
+            const auto b = static_cast<std::size_t>(p.bucket - first);
+            Slot& slot = slots[b * paths + p.path];
+            rows[b].samples += p.samples;
+            rows[b].entries += !slot.used;
+            slot.used = true;
+            slot.weight += p.weight;
+        }
+        for (std::size_t b = 0; b < range; ++b) {
+            if (rows[b].entries == 0)
+                continue;
+            FlameBucket& bucket =
+                out.emplace_back(FlameBucket { first + std::int64_t(b), rows[b].samples, {} });
+            bucket.entries.reserve(rows[b].entries);
+            const Slot* row = slots.data() + b * paths;
+            for (std::uint32_t path = 0; path < paths; ++path) {
+                if (row[path].used)
+                    bucket.entries.push_back({ path, row[path].weight });
+            }
+        }
+        if (slots.size() > kKeptSlots) {  // a pyramid of samples: memory for millions
+            std::vector<Slot>().swap(slots);
+            std::vector<Row>().swap(rows);
+        }
+        return out;
     }
+    auto byPath = [](const Part& a, const Part& b) {
+        return a.path < b.path;
+    };
     if (range > 2 * parts.size() + 1024) {
         std::sort(parts.begin(), parts.end(), [](const Part& a, const Part& b) {
             return a.bucket != b.bucket ? a.bucket < b.bucket : a.path < b.path;
         });
-        return;
+    } else {
+        std::vector<std::uint32_t> starts(range + 1, 0);
+        for (const Part& p : parts)
+            ++starts[static_cast<std::size_t>(p.bucket - first) + 1];
+        for (std::size_t b = 1; b < starts.size(); ++b)
+            starts[b] += starts[b - 1];
+        std::vector<Part> sorted(parts.size());
+        std::vector<std::uint32_t> next(starts.begin(), starts.end() - 1);
+        for (const Part& p : parts)
+            sorted[next[static_cast<std::size_t>(p.bucket - first)]++] = p;
+        for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
+            if (starts[b + 1] - starts[b] > 1)
+                std::sort(sorted.begin() + starts[b], sorted.begin() + starts[b + 1], byPath);
+        }
+        parts.swap(sorted);
     }
-    std::vector<std::uint32_t> starts(range + 1, 0);
-    for (const Part& p : parts)
-        ++starts[static_cast<std::size_t>(p.bucket - first) + 1];
-    for (std::size_t b = 1; b < starts.size(); ++b)
-        starts[b] += starts[b - 1];
-    std::vector<Part> sorted(parts.size());
-    std::vector<std::uint32_t> next(starts.begin(), starts.end() - 1);
-    for (const Part& p : parts)
-        sorted[next[static_cast<std::size_t>(p.bucket - first)]++] = p;
-    for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
-        if (starts[b + 1] - starts[b] > 1)
-            std::sort(sorted.begin() + starts[b], sorted.begin() + starts[b + 1], byPath);
-    }
-    parts.swap(sorted);
-}
-
-std::vector<FlameBucket> reduce(std::vector<Part>& parts)
-{
-    sortByBucketAndPath(parts);
-    std::vector<FlameBucket> out;
     for (const Part& p : parts) {
         if (out.empty() || out.back().bucket != p.bucket)
             out.push_back({ p.bucket, 0, {} });
