@@ -183,8 +183,8 @@ private:
     void handleCommunication(const char* p, const char* end);
     /// The thread's index; `inShare`: its node must be one this share builds (records
     /// come only from those; a message may go to another's thread). Inline, as toNs and
-    /// typeInfo: called for every record, a call each was a fifth of the import's own
-    /// instructions; what fails is out of line.
+    /// typeInfo's last-type check, with what fails out of line: called for every record,
+    /// as calls they were 69 M of handleRecord's 212 M instructions on a 300 k-event trace.
     std::uint32_t threadIndex(
         std::int64_t appl, std::int64_t task, std::int64_t thread, bool inShare = true)
     {
