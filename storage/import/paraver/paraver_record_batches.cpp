@@ -99,16 +99,15 @@ inline std::uint64_t nonDigits(std::uint64_t chunk)
     return longDigits(p, limit, value);
 }
 
-/// `count` numbers separated by ':', the last one ending the line.
-bool fieldsToEnd(
-    const char* p, const char* end, const char* limit, int count, std::vector<std::int64_t>& out)
+/// `Count` numbers separated by ':', the last one ending the line, written at `out`.
+template<int Count>
+bool fieldsToEnd(const char* p, const char* end, const char* limit, std::int64_t*& out)
 {
-    for (int i = 0; i < count; ++i) {
-        std::int64_t v = 0;
-        if (!digits(p, limit, v))
+    for (int i = 0; i < Count; ++i) {
+        if (!digits(p, limit, *out))
             return false;
-        out.push_back(v);
-        if (i + 1 < count) {
+        ++out;
+        if (i + 1 < Count) {
             if (p == end || *p != ':')
                 return false;
             ++p;
@@ -118,28 +117,24 @@ bool fieldsToEnd(
 }
 
 /// 2:cpu:appl:task:thread:time:type:value[:type:value...] with integer values and types
-/// below 2^40 (handleEvent's limit).
-bool eventFields(const char* p, const char* end, const char* limit, std::vector<std::int64_t>& out,
-    std::uint32_t& pairs)
+/// below 2^40 (handleEvent's limit), written at `out`.
+bool eventFields(
+    const char* p, const char* end, const char* limit, std::int64_t*& out, std::uint32_t& pairs)
 {
     for (int i = 0; i < 5; ++i) {
-        std::int64_t v = 0;
-        if (!digits(p, limit, v) || p == end || *p != ':')
+        if (!digits(p, limit, *out) || p == end || *p != ':')
             return false;
-        out.push_back(v);
+        ++out;
         ++p;
     }
     pairs = 0;
     for (;;) {
-        std::int64_t type = 0;
-        std::int64_t value = 0;
-        if (!digits(p, limit, type) || type >= (std::int64_t(1) << 40) || p == end || *p != ':')
+        if (!digits(p, limit, out[0]) || out[0] >= (std::int64_t(1) << 40) || p == end || *p != ':')
             return false;
         ++p;
-        if (!digits(p, limit, value))
+        if (!digits(p, limit, out[1]))
             return false;
-        out.push_back(type);
-        out.push_back(value);
+        out += 2;
         ++pairs;
         if (p == end)
             return true;
@@ -150,7 +145,8 @@ bool eventFields(const char* p, const char* end, const char* limit, std::vector<
 
 }  // namespace
 
-void parseLine(const char* begin, const char* end, const char* limit, RecordBatch& batch)
+void parseLine(
+    const char* begin, const char* end, const char* limit, RecordBatch& batch, std::int64_t*& out)
 {
     BatchLine& line = batch.lines.emplace_back();
     line.begin = begin;
@@ -159,20 +155,21 @@ void parseLine(const char* begin, const char* end, const char* limit, RecordBatc
         --end;
     if (end - begin < 2 || begin[1] != ':')
         return;
-    line.firstNumber = static_cast<std::uint32_t>(batch.numbers.size());
+    std::int64_t* const first = out;
+    line.firstNumber = static_cast<std::uint32_t>(first - batch.numbers.data());
     bool parsed = false;
     switch (*begin) {
     case '1':
         line.kind = LineKind::State;
-        parsed = fieldsToEnd(begin + 2, end, limit, 7, batch.numbers);
+        parsed = fieldsToEnd<7>(begin + 2, end, limit, out);
         break;
     case '2':
         line.kind = LineKind::Event;
-        parsed = eventFields(begin + 2, end, limit, batch.numbers, line.pairs);
+        parsed = eventFields(begin + 2, end, limit, out, line.pairs);
         break;
     case '3':
         line.kind = LineKind::Communication;
-        parsed = fieldsToEnd(begin + 2, end, limit, 14, batch.numbers);
+        parsed = fieldsToEnd<14>(begin + 2, end, limit, out);
         break;
     default:
         break;
@@ -180,7 +177,7 @@ void parseLine(const char* begin, const char* end, const char* limit, RecordBatc
     if (!parsed) {
         line.kind = LineKind::Text;
         line.pairs = 0;
-        batch.numbers.resize(line.firstNumber);
+        out = first;
     }
 }
 
@@ -264,17 +261,22 @@ void parseLines(RecordBatch& batch)
     const char* line = batch.text.data();
     const char* stop = line + batch.lineEnd;
     const char* end = batch.text.data() + batch.text.size();
+    // Room for every number the text can hold (a digit and a ':' or the line's end
+    // each), so that they are stored without a capacity check each; not cleared first.
+    batch.numbers.resize(batch.text.size() / 2 + 1);
+    std::int64_t* out = batch.numbers.data();
     while (line < stop) {
         const char* nl =
             static_cast<const char*>(std::memchr(line, '\n', std::size_t(stop - line)));
-        parseLine(line, nl, end, batch);
+        parseLine(line, nl, end, batch, out);
         line = nl + 1;
     }
     if (line < end) {
-        parseLine(line, end, end, batch);
+        parseLine(line, end, end, batch, out);
         batch.lines.back().kind = LineKind::Text;  // read by feedLast, which may drop it
         batch.unterminatedLast = true;
     }
+    batch.numbers.resize(static_cast<std::size_t>(out - batch.numbers.data()));
 }
 
 }  // namespace
