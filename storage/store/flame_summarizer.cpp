@@ -21,13 +21,96 @@ struct Part
     std::int64_t weight;
 };
 
+/// Parts added up by (bucket, path) in a table of slots, one per (bucket, path), read out
+/// in order: what sorting the parts by (bucket, path) and merging them gives, without a
+/// sort, where buckets and paths are few (a window of a Paraver thread: 4 buckets, tens
+/// of paths). Reading it out clears the slots it used: the next start() clears nothing.
+class PartTable
+{
+public:
+    /// Whether a table of `range` buckets and `paths` paths is worth it for about `parts`
+    /// parts (each slot is read out, used or not).
+    static bool fits(std::uint64_t range, std::uint64_t paths, std::size_t parts)
+    {
+        return range <= (std::uint64_t(1) << 32) / paths && range * paths <= 4 * parts + 4096;
+    }
+
+    /// An empty table of buckets [first, first + range) and paths [0, paths).
+    void start(std::int64_t first, std::uint64_t range, std::uint64_t paths)
+    {
+        m_first = first;
+        m_paths = paths;
+        if (m_slots.size() < range * paths)
+            m_slots.resize(range * paths, Slot { 0, false });
+        if (m_rows.size() < range)
+            m_rows.resize(range, Row { 0, 0 });
+        m_range = range;
+    }
+
+    void add(const Part& p)
+    {
+        const auto b = static_cast<std::size_t>(p.bucket - m_first);
+        Slot& slot = m_slots[b * m_paths + p.path];
+        m_rows[b].samples += p.samples;
+        m_rows[b].entries += !slot.used;
+        slot.used = true;
+        slot.weight += p.weight;
+    }
+
+    std::vector<FlameBucket> take()
+    {
+        std::vector<FlameBucket> out;
+        for (std::size_t b = 0; b < m_range; ++b) {
+            Row& r = m_rows[b];
+            if (r.entries == 0)
+                continue;
+            FlameBucket& bucket =
+                out.emplace_back(FlameBucket { m_first + std::int64_t(b), r.samples, {} });
+            bucket.entries.reserve(r.entries);
+            Slot* row = m_slots.data() + b * m_paths;
+            for (std::uint32_t path = 0; path < m_paths; ++path) {
+                if (row[path].used) {
+                    bucket.entries.push_back({ path, row[path].weight });
+                    row[path] = Slot { 0, false };
+                }
+            }
+            r = Row { 0, 0 };
+        }
+        return out;
+    }
+
+    /// Gives back the memory of a table of more than `slots` slots.
+    void shrink(std::size_t slots)
+    {
+        if (m_slots.size() > slots) {
+            std::vector<Slot>().swap(m_slots);
+            std::vector<Row>().swap(m_rows);
+        }
+    }
+
+private:
+    struct Slot
+    {
+        std::int64_t weight;
+        bool used;
+    };
+    struct Row
+    {
+        std::int64_t samples;
+        std::uint32_t entries;  ///< slots used
+    };
+    std::vector<Slot> m_slots;  ///< by bucket, then path; all clear between uses
+    std::vector<Row> m_rows;
+    std::int64_t m_first = 0;
+    std::uint64_t m_range = 0;
+    std::uint64_t m_paths = 0;
+};
+
 /// Adds up `parts` by (bucket, path), in that order. Buckets span a range not much wider
-/// than the parts are many (they come from time order). With few paths too (a window of
-/// a Paraver thread: 4 buckets, tens of paths) the parts are added straight into a table
-/// of (bucket, path) slots, read out in order: no sort (a counting sort of the parts by
-/// slot, then a pass merging them, was the most of this). Otherwise a counting sort by
-/// bucket and a sort of each bucket's few parts by path, or one comparison sort of them
-/// all for a wide range.
+/// than the parts are many (they come from time order). With few paths too, in a
+/// PartTable (a counting sort of the parts by slot, then a pass merging them, was the
+/// most of this); otherwise a counting sort by bucket and a sort of each bucket's few
+/// parts by path, or one comparison sort of them all for a wide range.
 std::vector<FlameBucket> reduce(std::vector<Part>& parts)
 {
     std::vector<FlameBucket> out;
@@ -42,48 +125,15 @@ std::vector<FlameBucket> reduce(std::vector<Part>& parts)
     for (const Part& p : parts)
         maxPath = std::max(maxPath, p.path);
     const std::uint64_t paths = std::uint64_t(maxPath) + 1;
-    if (range <= (std::uint64_t(1) << 32) / paths && range * paths <= 4 * parts.size() + 4096) {
-        struct Slot
-        {
-            std::int64_t weight;
-            bool used;
-        };
-        struct Row
-        {
-            std::int64_t samples;
-            std::uint32_t entries;  ///< slots used
-        };
-        // Kept per thread, up to kKeptSlots: a reduce per window and level would
-        // otherwise allocate them.
-        constexpr std::size_t kKeptSlots = std::size_t(1) << 16;
-        thread_local std::vector<Slot> slots;
-        thread_local std::vector<Row> rows;
-        slots.assign(range * paths, Slot { 0, false });
-        rows.assign(range, Row { 0, 0 });
-        for (const Part& p : parts) {
-            const auto b = static_cast<std::size_t>(p.bucket - first);
-            Slot& slot = slots[b * paths + p.path];
-            rows[b].samples += p.samples;
-            rows[b].entries += !slot.used;
-            slot.used = true;
-            slot.weight += p.weight;
-        }
-        for (std::size_t b = 0; b < range; ++b) {
-            if (rows[b].entries == 0)
-                continue;
-            FlameBucket& bucket =
-                out.emplace_back(FlameBucket { first + std::int64_t(b), rows[b].samples, {} });
-            bucket.entries.reserve(rows[b].entries);
-            const Slot* row = slots.data() + b * paths;
-            for (std::uint32_t path = 0; path < paths; ++path) {
-                if (row[path].used)
-                    bucket.entries.push_back({ path, row[path].weight });
-            }
-        }
-        if (slots.size() > kKeptSlots) {  // a pyramid of samples: memory for millions
-            std::vector<Slot>().swap(slots);
-            std::vector<Row>().swap(rows);
-        }
+    if (PartTable::fits(range, paths, parts.size())) {
+        // Kept per thread, up to 64 Ki slots: a reduce per window and level would
+        // otherwise allocate it; a pyramid of samples may need millions once.
+        thread_local PartTable table;
+        table.start(first, range, paths);
+        for (const Part& p : parts)
+            table.add(p);
+        out = table.take();
+        table.shrink(std::size_t(1) << 16);
         return out;
     }
     auto byPath = [](const Part& a, const Part& b) {
@@ -122,10 +172,11 @@ std::vector<FlameBucket> reduce(std::vector<Part>& parts)
     return out;
 }
 
-/// The entries of one level as parts of the next (F = 2^factorLog2 buckets per bucket).
-std::vector<Part> coarsen(const std::vector<FlameBucket>& buckets, int factorLog2)
+/// The entries of one level as parts of the next (F = 2^factorLog2 buckets per bucket),
+/// each given to `add`.
+template<typename Add>
+void forEachCoarsePart(const std::vector<FlameBucket>& buckets, int factorLog2, Add add)
 {
-    std::vector<Part> parts;
     const std::int64_t factor = std::int64_t(1) << factorLog2;
     for (const FlameBucket& b : buckets) {
         const std::int64_t up = model::floorDiv(b.bucket, factor);
@@ -133,13 +184,18 @@ std::vector<Part> coarsen(const std::vector<FlameBucket>& buckets, int factorLog
         std::int64_t samples = b.samples;
         constexpr std::int64_t kMaxPiece = std::numeric_limits<std::uint32_t>::max();
         for (; samples > kMaxPiece; samples -= kMaxPiece)
-            parts.push_back(
-                { up, b.entries.front().path, static_cast<std::uint32_t>(kMaxPiece), 0 });
+            add(Part { up, b.entries.front().path, static_cast<std::uint32_t>(kMaxPiece), 0 });
         for (const FlameEntry& e : b.entries) {
-            parts.push_back({ up, e.path, static_cast<std::uint32_t>(samples), e.weight });
+            add(Part { up, e.path, static_cast<std::uint32_t>(samples), e.weight });
             samples = 0;
         }
     }
+}
+
+std::vector<Part> coarsen(const std::vector<FlameBucket>& buckets, int factorLog2)
+{
+    std::vector<Part> parts;
+    forEachCoarsePart(buckets, factorLog2, [&](const Part& p) { parts.push_back(p); });
     return parts;
 }
 
@@ -236,23 +292,24 @@ bool walkPaths(
     return true;
 }
 
-/// The parts of interval `iv` in buckets [lo, hi) of width bucketNs.
-void addIntervalParts(std::vector<Part>& parts, const model::Interval& iv, const Walked& w,
-    TimeNs bucketNs, std::int64_t lo, std::int64_t hi)
+/// The parts of interval `iv` in buckets [lo, hi) of width bucketNs, each given to `add`.
+template<typename Add>
+void forEachIntervalPart(const model::Interval& iv, const Walked& w, TimeNs bucketNs,
+    std::int64_t lo, std::int64_t hi, Add add)
 {
     const std::int64_t first = model::floorDiv(iv.startNs, bucketNs);
     if (iv.endNs == iv.startNs) {
         if (first >= lo && first < hi)
-            parts.push_back({ first, w.path, 0, 0 });
+            add(Part { first, w.path, 0, 0 });
         return;
     }
     const std::int64_t last = model::floorDiv(iv.endNs - 1, bucketNs);
     for (std::int64_t b = std::max(first, lo); b <= std::min(last, hi - 1); ++b) {
         const TimeNs ns =
             std::min(iv.endNs, (b + 1) * bucketNs) - std::max(iv.startNs, b * bucketNs);
-        parts.push_back({ b, w.path, 0, ns });
+        add(Part { b, w.path, 0, ns });
         if (w.parent != 0)
-            parts.push_back({ b, w.parent, 0, -ns });
+            add(Part { b, w.parent, 0, -ns });
     }
 }
 
@@ -331,10 +388,12 @@ class FlameWindowBuilder
 {
 public:
     FlameWindowBuilder(const model::LodGrid& grid, std::span<const model::Interval> sorted,
-        const std::vector<Walked>& walked, int first, int top, const FlameBucketSink& sink)
+        const std::vector<Walked>& walked, std::size_t pathCount, int first, int top,
+        const FlameBucketSink& sink)
         : m_grid(grid)
         , m_sorted(sorted)
         , m_walked(walked)
+        , m_pathCount(pathCount)
         , m_first(first)
         , m_top(top)
         , m_windowed(std::min(top, grid.levels))
@@ -360,16 +419,32 @@ private:
         const int from = std::min(m_first, m_windowed);
         std::vector<FlameBucket> buckets;
         for (int level = from; level <= m_windowed; ++level) {
-            std::vector<Part> parts;
-            if (level > from)
-                parts = coarsen(buckets, m_grid.factorLog2);
+            const std::int64_t lo = window.firstBucket(level);
+            const std::int64_t hi = window.endBucket(level);
             const int lowestBand = level == from ? 0 : level - 1;
-            for (const IntervalWindows::Member& m : window.members()) {
-                if (m.band >= lowestBand && m.band < level)
-                    addIntervalParts(parts, m_sorted[m.index], m_walked[m.index],
-                        m_grid.bucketNs(level), window.firstBucket(level), window.endBucket(level));
+            // The parts of the level in this window: the level below's entries, coarsened,
+            // and the intervals of the band that joins.
+            auto addParts = [&](auto add) {
+                if (level > from)
+                    forEachCoarsePart(buckets, m_grid.factorLog2, add);
+                for (const IntervalWindows::Member& m : window.members()) {
+                    if (m.band >= lowestBand && m.band < level)
+                        forEachIntervalPart(m_sorted[m.index], m_walked[m.index],
+                            m_grid.bucketNs(level), lo, hi, add);
+                }
+            };
+            // Its buckets and the paths are known: added up in a table as they come when
+            // that is small (most windows), else gathered and reduced.
+            const std::size_t expected = 2 * window.members().size() + entryCount(buckets);
+            if (PartTable::fits(std::uint64_t(hi - lo), m_pathCount, expected)) {
+                m_table.start(lo, std::uint64_t(hi - lo), m_pathCount);
+                addParts([this](const Part& p) { m_table.add(p); });
+                buckets = m_table.take();
+            } else {
+                std::vector<Part> parts;
+                addParts([&parts](const Part& p) { parts.push_back(p); });
+                buckets = reduce(parts);
             }
-            buckets = reduce(parts);
             if (level >= m_first && !buckets.empty())
                 m_sink(level, buckets);
         }
@@ -380,11 +455,13 @@ private:
     const model::LodGrid& m_grid;
     const std::span<const model::Interval> m_sorted;
     const std::vector<Walked>& m_walked;
+    const std::uint64_t m_pathCount;  ///< paths are 0 (the root) .. m_pathCount - 1
     const int m_first;
     const int m_top;
     const int m_windowed;  ///< the coarsest level built window by window
     const FlameBucketSink& m_sink;
     std::vector<FlameBucket> m_coarsest;  ///< level m_windowed, whole, when levels go above it
+    PartTable m_table;
 };
 
 }  // namespace
@@ -443,7 +520,7 @@ FlameStoredLevels summarizeFlameIntervals(const model::LodGrid& grid,
     const int first = firstStoredLevel(grid, sorted, walked, paths.size(), top, options);
     if (first == 0)
         return {};
-    FlameWindowBuilder(grid, sorted, walked, first, top, sink).run();
+    FlameWindowBuilder(grid, sorted, walked, paths.size(), first, top, sink).run();
     return { first, top };
 }
 
