@@ -362,17 +362,29 @@ int firstStoredLevel(const model::LodGrid& grid, std::span<const model::Interval
             last = end;
             return end - from + 1;
         };
-        for (std::size_t i = 0; i < sorted.size(); ++i) {
-            const model::Interval& iv = sorted[i];
-            if (bands[i] >= std::min(level, grid.levels))
-                continue;
-            const std::int64_t first = model::floorDiv(iv.startNs, w);
-            const std::int64_t end =
-                iv.endNs > iv.startNs ? model::floorDiv(iv.endNs - 1, w) : first;
-            buckets += count(lastBucket, first, end);
-            entries += count(lastOfPath[walked[i].path], first, end);
-            if (walked[i].parent != 0 && iv.endNs > iv.startNs)
-                entries += count(lastOfPath[walked[i].parent], first, end);
+        // The counts only grow: a level is given up as soon as they are over what the
+        // rule allows (checked every kStride intervals). At the levels below the first
+        // stored that is a fraction of the pass, where entries are about as many as parts.
+        const bool capped = options.minCompression > 0 && options.minEventsPerBucket > 0;
+        constexpr std::size_t kStride = 512;
+        for (std::size_t from = 0; from < sorted.size(); from += kStride) {
+            const std::size_t to = std::min(sorted.size(), from + kStride);
+            for (std::size_t i = from; i < to; ++i) {
+                const model::Interval& iv = sorted[i];
+                if (bands[i] >= std::min(level, grid.levels))
+                    continue;
+                const std::int64_t first = model::floorDiv(iv.startNs, w);
+                const std::int64_t end =
+                    iv.endNs > iv.startNs ? model::floorDiv(iv.endNs - 1, w) : first;
+                buckets += count(lastBucket, first, end);
+                entries += count(lastOfPath[walked[i].path], first, end);
+                if (walked[i].parent != 0 && iv.endNs > iv.startNs)
+                    entries += count(lastOfPath[walked[i].parent], first, end);
+            }
+            if (capped
+                && (entries * options.minCompression > raw
+                    || buckets * options.minEventsPerBucket > raw))
+                break;
         }
         if (buckets > 0 && entries * options.minCompression <= raw
             && buckets * options.minEventsPerBucket <= raw)
