@@ -3,6 +3,7 @@
 #include "storage/store/interval_windows.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <unordered_map>
 
@@ -29,7 +30,7 @@ class PartTable
 {
 public:
     /// Whether a table of `range` buckets and `paths` paths is worth it for about `parts`
-    /// parts (each slot is read out, used or not).
+    /// parts.
     static bool fits(std::uint64_t range, std::uint64_t paths, std::size_t parts)
     {
         return range <= (std::uint64_t(1) << 32) / paths && range * paths <= 4 * parts + 4096;
@@ -40,26 +41,34 @@ public:
     {
         m_first = first;
         m_paths = paths;
-        if (m_slots.size() < range * paths)
-            m_slots.resize(range * paths, Slot { 0, false });
+        m_words = (paths + 63) / 64;
+        if (m_weights.size() < range * paths)
+            m_weights.resize(range * paths, 0);
+        if (m_used.size() < range * m_words)
+            m_used.resize(range * m_words, 0);
         if (m_rows.size() < range)
             m_rows.resize(range, Row { 0, 0 });
         m_range = range;
+        m_usedRows = 0;
     }
 
     void add(const Part& p)
     {
         const auto b = static_cast<std::size_t>(p.bucket - m_first);
-        Slot& slot = m_slots[b * m_paths + p.path];
-        m_rows[b].samples += p.samples;
-        m_rows[b].entries += !slot.used;
-        slot.used = true;
-        slot.weight += p.weight;
+        std::uint64_t& word = m_used[b * m_words + p.path / 64];
+        const std::uint64_t bit = std::uint64_t(1) << (p.path % 64);
+        Row& row = m_rows[b];
+        m_usedRows += row.entries == 0;
+        row.entries += (word & bit) == 0;
+        row.samples += p.samples;
+        word |= bit;
+        m_weights[b * m_paths + p.path] += p.weight;
     }
 
     std::vector<FlameBucket> take()
     {
         std::vector<FlameBucket> out;
+        out.reserve(m_usedRows);
         for (std::size_t b = 0; b < m_range; ++b) {
             Row& r = m_rows[b];
             if (r.entries == 0)
@@ -67,12 +76,17 @@ public:
             FlameBucket& bucket =
                 out.emplace_back(FlameBucket { m_first + std::int64_t(b), r.samples, {} });
             bucket.entries.reserve(r.entries);
-            Slot* row = m_slots.data() + b * m_paths;
-            for (std::uint32_t path = 0; path < m_paths; ++path) {
-                if (row[path].used) {
-                    bucket.entries.push_back({ path, row[path].weight });
-                    row[path] = Slot { 0, false };
+            std::int64_t* weights = m_weights.data() + b * m_paths;
+            std::uint64_t* used = m_used.data() + b * m_words;
+            // The used paths, in order, a bit at a time.
+            for (std::size_t k = 0; k < m_words; ++k) {
+                for (std::uint64_t word = used[k]; word != 0; word &= word - 1) {
+                    const auto path =
+                        static_cast<std::uint32_t>(64 * k + std::size_t(std::countr_zero(word)));
+                    bucket.entries.push_back({ path, weights[path] });
+                    weights[path] = 0;
                 }
+                used[k] = 0;
             }
             r = Row { 0, 0 };
         }
@@ -82,28 +96,28 @@ public:
     /// Gives back the memory of a table of more than `slots` slots.
     void shrink(std::size_t slots)
     {
-        if (m_slots.size() > slots) {
-            std::vector<Slot>().swap(m_slots);
+        if (m_weights.size() > slots) {
+            std::vector<std::int64_t>().swap(m_weights);
+            std::vector<std::uint64_t>().swap(m_used);
             std::vector<Row>().swap(m_rows);
         }
     }
 
 private:
-    struct Slot
-    {
-        std::int64_t weight;
-        bool used;
-    };
     struct Row
     {
         std::int64_t samples;
-        std::uint32_t entries;  ///< slots used
+        std::uint32_t entries;  ///< paths used
     };
-    std::vector<Slot> m_slots;  ///< by bucket, then path; all clear between uses
+    // By bucket, then path; all clear between uses.
+    std::vector<std::int64_t> m_weights;
+    std::vector<std::uint64_t> m_used;  ///< a bit a path, m_words words a bucket
     std::vector<Row> m_rows;
     std::int64_t m_first = 0;
     std::uint64_t m_range = 0;
     std::uint64_t m_paths = 0;
+    std::uint64_t m_words = 0;
+    std::size_t m_usedRows = 0;
 };
 
 /// Adds up `parts` by (bucket, path), in that order. Buckets span a range not much wider
