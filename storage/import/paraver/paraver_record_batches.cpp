@@ -70,10 +70,12 @@ inline std::uint64_t nonDigits(std::uint64_t chunk)
 /// types of 8, values): those are read from one or two 8-byte loads, and a single digit
 /// (the ids, most values) without the multiplications; longer ones, and numbers near
 /// `limit`, are longDigits'. (A loop for all was ~64 instructions a number, the largest
-/// item of the parse.)
+/// item of the parse.) `Near`: `limit` may lie within 16 bytes of `p`; lines further from
+/// it (all but a batch's last) skip the check.
+template<bool Near>
 [[gnu::always_inline]] inline bool digits(const char*& p, const char* limit, std::int64_t& value)
 {
-    if (limit - p >= 16) [[likely]] {
+    if (!Near || limit - p >= 16) [[likely]] {
         std::uint64_t chunk;
         std::memcpy(&chunk, p, 8);
         if (const std::uint64_t other = nonDigits(chunk); other != 0) {
@@ -100,11 +102,11 @@ inline std::uint64_t nonDigits(std::uint64_t chunk)
 }
 
 /// `Count` numbers separated by ':', the last one ending the line, written at `out`.
-template<int Count>
+template<int Count, bool Near>
 bool fieldsToEnd(const char* p, const char* end, const char* limit, std::int64_t*& out)
 {
     for (int i = 0; i < Count; ++i) {
-        if (!digits(p, limit, *out))
+        if (!digits<Near>(p, limit, *out))
             return false;
         ++out;
         if (i + 1 < Count) {
@@ -118,21 +120,23 @@ bool fieldsToEnd(const char* p, const char* end, const char* limit, std::int64_t
 
 /// 2:cpu:appl:task:thread:time:type:value[:type:value...] with integer values and types
 /// below 2^40 (handleEvent's limit), written at `out`.
+template<bool Near>
 bool eventFields(
     const char* p, const char* end, const char* limit, std::int64_t*& out, std::uint32_t& pairs)
 {
     for (int i = 0; i < 5; ++i) {
-        if (!digits(p, limit, *out) || p == end || *p != ':')
+        if (!digits<Near>(p, limit, *out) || p == end || *p != ':')
             return false;
         ++out;
         ++p;
     }
     pairs = 0;
     for (;;) {
-        if (!digits(p, limit, out[0]) || out[0] >= (std::int64_t(1) << 40) || p == end || *p != ':')
+        if (!digits<Near>(p, limit, out[0]) || out[0] >= (std::int64_t(1) << 40) || p == end
+            || *p != ':')
             return false;
         ++p;
-        if (!digits(p, limit, out[1]))
+        if (!digits<Near>(p, limit, out[1]))
             return false;
         out += 2;
         ++pairs;
@@ -141,6 +145,24 @@ bool eventFields(
         if (*p != ':' || ++p == end)
             return false;  // a trailing ':' is an error the importer words
     }
+}
+
+/// The numbers of a record, by its kind.
+template<bool Near>
+bool recordFields(LineKind kind, const char* p, const char* end, const char* limit,
+    std::int64_t*& out, std::uint32_t& pairs)
+{
+    switch (kind) {
+    case LineKind::State:
+        return fieldsToEnd<7, Near>(p, end, limit, out);
+    case LineKind::Event:
+        return eventFields<Near>(p, end, limit, out, pairs);
+    case LineKind::Communication:
+        return fieldsToEnd<14, Near>(p, end, limit, out);
+    case LineKind::Text:
+        break;
+    }
+    return false;
 }
 
 }  // namespace
@@ -157,23 +179,24 @@ void parseLine(
         return;
     std::int64_t* const first = out;
     line.firstNumber = static_cast<std::uint32_t>(first - batch.numbers.data());
-    bool parsed = false;
     switch (*begin) {
     case '1':
         line.kind = LineKind::State;
-        parsed = fieldsToEnd<7>(begin + 2, end, limit, out);
         break;
     case '2':
         line.kind = LineKind::Event;
-        parsed = eventFields(begin + 2, end, limit, out, line.pairs);
         break;
     case '3':
         line.kind = LineKind::Communication;
-        parsed = fieldsToEnd<14>(begin + 2, end, limit, out);
         break;
     default:
-        break;
+        return;
     }
+    // Numbers are read from `end` at most (a non-digit ends the line): with 16 bytes of
+    // text after it, every 16-byte read of them lies in the text.
+    const bool parsed = limit - end >= 16
+        ? recordFields<false>(line.kind, begin + 2, end, limit, out, line.pairs)
+        : recordFields<true>(line.kind, begin + 2, end, limit, out, line.pairs);
     if (!parsed) {
         line.kind = LineKind::Text;
         line.pairs = 0;
