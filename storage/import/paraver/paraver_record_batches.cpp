@@ -66,7 +66,7 @@ inline std::uint64_t nonDigits(std::uint64_t chunk)
 
 /// Reads a number of 1 to 18 digits (no sign: a '-' is left to the importer's parser,
 /// which says what it expected) and moves `p` past it. Bytes up to `limit` may be read
-/// beyond the number. The numbers of a trace have up to 15 digits (ids, times, event
+/// beyond the number. The numbers of a trace mostly have up to 15 digits (ids, times, event
 /// types of 8, values): those are read from one or two 8-byte loads, and a single digit
 /// (the ids, most values) without the multiplications; longer ones, and numbers near
 /// `limit`, are longDigits'. (A loop for all was ~64 instructions a number, the largest
