@@ -3,6 +3,7 @@
 #include "storage/store/interval_windows.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <unordered_map>
 
@@ -21,70 +22,157 @@ struct Part
     std::int64_t weight;
 };
 
-/// Sorts `parts` by (bucket, path). Buckets span a range not much wider than the parts
-/// are many (they come from time order), so a counting sort by bucket and a sort of each
-/// bucket's few parts by path beat one comparison sort of them all (the hot loop of
-/// tiling intervals); a wide range falls back to that sort.
-void sortByBucketAndPath(std::vector<Part>& parts)
+/// Parts added up by (bucket, path) in a table of slots, one per (bucket, path), read out
+/// in order: what sorting the parts by (bucket, path) and merging them gives, without a
+/// sort, where buckets and paths are few (a window of a Paraver thread: 4 buckets, tens
+/// of paths). Reading it out clears the slots it used: the next start() clears nothing.
+class PartTable
 {
-    auto byPath = [](const Part& a, const Part& b) {
-        return a.path < b.path;
+public:
+    /// Whether a table of `range` buckets and `paths` paths is worth it for about `parts`
+    /// parts.
+    static bool fits(std::uint64_t range, std::uint64_t paths, std::size_t parts)
+    {
+        return range <= (std::uint64_t(1) << 32) / paths && range * paths <= 4 * parts + 4096;
+    }
+
+    /// An empty table of buckets [first, first + range) and paths [0, paths).
+    void start(std::int64_t first, std::uint64_t range, std::uint64_t paths)
+    {
+        m_first = first;
+        m_paths = paths;
+        m_words = (paths + 63) / 64;
+        if (m_weights.size() < range * paths)
+            m_weights.resize(range * paths, 0);
+        if (m_used.size() < range * m_words)
+            m_used.resize(range * m_words, 0);
+        if (m_rows.size() < range)
+            m_rows.resize(range, Row { 0, 0 });
+        m_range = range;
+        m_usedRows = 0;
+    }
+
+    void add(const Part& p)
+    {
+        const auto b = static_cast<std::size_t>(p.bucket - m_first);
+        std::uint64_t& word = m_used[b * m_words + p.path / 64];
+        const std::uint64_t bit = std::uint64_t(1) << (p.path % 64);
+        Row& row = m_rows[b];
+        m_usedRows += row.entries == 0;
+        row.entries += (word & bit) == 0;
+        row.samples += p.samples;
+        word |= bit;
+        m_weights[b * m_paths + p.path] += p.weight;
+    }
+
+    std::vector<FlameBucket> take()
+    {
+        std::vector<FlameBucket> out;
+        out.reserve(m_usedRows);
+        for (std::size_t b = 0; b < m_range; ++b) {
+            Row& r = m_rows[b];
+            if (r.entries == 0)
+                continue;
+            FlameBucket& bucket =
+                out.emplace_back(FlameBucket { m_first + std::int64_t(b), r.samples, {} });
+            bucket.entries.reserve(r.entries);
+            std::int64_t* weights = m_weights.data() + b * m_paths;
+            std::uint64_t* used = m_used.data() + b * m_words;
+            // The used paths, in order, a bit at a time.
+            for (std::size_t k = 0; k < m_words; ++k) {
+                for (std::uint64_t word = used[k]; word != 0; word &= word - 1) {
+                    const auto path =
+                        static_cast<std::uint32_t>(64 * k + std::size_t(std::countr_zero(word)));
+                    bucket.entries.push_back({ path, weights[path] });
+                    weights[path] = 0;
+                }
+                used[k] = 0;
+            }
+            r = Row { 0, 0 };
+        }
+        return out;
+    }
+
+    /// Gives back the memory of a table of more than `slots` slots.
+    void shrink(std::size_t slots)
+    {
+        if (m_weights.size() > slots) {
+            std::vector<std::int64_t>().swap(m_weights);
+            std::vector<std::uint64_t>().swap(m_used);
+            std::vector<Row>().swap(m_rows);
+        }
+    }
+
+private:
+    struct Row
+    {
+        std::int64_t samples;
+        std::uint32_t entries;  ///< paths used
     };
-    if (parts.size() < 2)
-        return;
+    // By bucket, then path; all clear between uses.
+    std::vector<std::int64_t> m_weights;
+    std::vector<std::uint64_t> m_used;  ///< a bit a path, m_words words a bucket
+    std::vector<Row> m_rows;
+    std::int64_t m_first = 0;
+    std::uint64_t m_range = 0;
+    std::uint64_t m_paths = 0;
+    std::uint64_t m_words = 0;
+    std::size_t m_usedRows = 0;
+};
+
+/// Adds up `parts` by (bucket, path), in that order. Buckets span a range not much wider
+/// than the parts are many (they come from time order). With few paths too, in a
+/// PartTable (a counting sort of the parts by slot, then a pass merging them, was the
+/// most of this); otherwise a counting sort by bucket and a sort of each bucket's few
+/// parts by path, or one comparison sort of them all for a wide range.
+std::vector<FlameBucket> reduce(std::vector<Part>& parts)
+{
+    std::vector<FlameBucket> out;
+    if (parts.empty())
+        return out;
     const auto [lo, hi] = std::minmax_element(parts.begin(), parts.end(),
         [](const Part& a, const Part& b) { return a.bucket < b.bucket; });
     const std::int64_t first = lo->bucket;
     const std::uint64_t range =
         static_cast<std::uint64_t>(hi->bucket) - static_cast<std::uint64_t>(first) + 1;
-    // Few buckets and few paths (a window of a Paraver thread: 4 buckets, tens of paths):
-    // one counting sort over (bucket, path) pairs, instead of a std::sort per bucket.
     std::uint32_t maxPath = 0;
     for (const Part& p : parts)
         maxPath = std::max(maxPath, p.path);
     const std::uint64_t paths = std::uint64_t(maxPath) + 1;
-    if (range <= (std::uint64_t(1) << 32) / paths && range * paths <= 4 * parts.size() + 4096) {
-        auto slot = [&](const Part& p) {
-            return static_cast<std::size_t>(
-                static_cast<std::uint64_t>(p.bucket - first) * paths + p.path);
-        };
-        std::vector<std::uint32_t> starts(range * paths + 1, 0);
+    if (PartTable::fits(range, paths, parts.size())) {
+        // Kept per thread, up to 64 Ki slots: a reduce per window and level would
+        // otherwise allocate it; a pyramid of samples may need millions once.
+        thread_local PartTable table;
+        table.start(first, range, paths);
         for (const Part& p : parts)
-            ++starts[slot(p) + 1];
-        for (std::size_t k = 1; k < starts.size(); ++k)
-            starts[k] += starts[k - 1];
-        std::vector<Part> sorted(parts.size());
-        for (const Part& p : parts)
-            sorted[starts[slot(p)]++] = p;
-        parts.swap(sorted);
-        return;
+            table.add(p);
+        out = table.take();
+        table.shrink(std::size_t(1) << 16);
+        return out;
     }
+    auto byPath = [](const Part& a, const Part& b) {
+        return a.path < b.path;
+    };
     if (range > 2 * parts.size() + 1024) {
         std::sort(parts.begin(), parts.end(), [](const Part& a, const Part& b) {
             return a.bucket != b.bucket ? a.bucket < b.bucket : a.path < b.path;
         });
-        return;
+    } else {
+        std::vector<std::uint32_t> starts(range + 1, 0);
+        for (const Part& p : parts)
+            ++starts[static_cast<std::size_t>(p.bucket - first) + 1];
+        for (std::size_t b = 1; b < starts.size(); ++b)
+            starts[b] += starts[b - 1];
+        std::vector<Part> sorted(parts.size());
+        std::vector<std::uint32_t> next(starts.begin(), starts.end() - 1);
+        for (const Part& p : parts)
+            sorted[next[static_cast<std::size_t>(p.bucket - first)]++] = p;
+        for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
+            if (starts[b + 1] - starts[b] > 1)
+                std::sort(sorted.begin() + starts[b], sorted.begin() + starts[b + 1], byPath);
+        }
+        parts.swap(sorted);
     }
-    std::vector<std::uint32_t> starts(range + 1, 0);
-    for (const Part& p : parts)
-        ++starts[static_cast<std::size_t>(p.bucket - first) + 1];
-    for (std::size_t b = 1; b < starts.size(); ++b)
-        starts[b] += starts[b - 1];
-    std::vector<Part> sorted(parts.size());
-    std::vector<std::uint32_t> next(starts.begin(), starts.end() - 1);
-    for (const Part& p : parts)
-        sorted[next[static_cast<std::size_t>(p.bucket - first)]++] = p;
-    for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
-        if (starts[b + 1] - starts[b] > 1)
-            std::sort(sorted.begin() + starts[b], sorted.begin() + starts[b + 1], byPath);
-    }
-    parts.swap(sorted);
-}
-
-std::vector<FlameBucket> reduce(std::vector<Part>& parts)
-{
-    sortByBucketAndPath(parts);
-    std::vector<FlameBucket> out;
     for (const Part& p : parts) {
         if (out.empty() || out.back().bucket != p.bucket)
             out.push_back({ p.bucket, 0, {} });
@@ -98,10 +186,11 @@ std::vector<FlameBucket> reduce(std::vector<Part>& parts)
     return out;
 }
 
-/// The entries of one level as parts of the next (F = 2^factorLog2 buckets per bucket).
-std::vector<Part> coarsen(const std::vector<FlameBucket>& buckets, int factorLog2)
+/// The entries of one level as parts of the next (F = 2^factorLog2 buckets per bucket),
+/// each given to `add`.
+template<typename Add>
+void forEachCoarsePart(const std::vector<FlameBucket>& buckets, int factorLog2, Add add)
 {
-    std::vector<Part> parts;
     const std::int64_t factor = std::int64_t(1) << factorLog2;
     for (const FlameBucket& b : buckets) {
         const std::int64_t up = model::floorDiv(b.bucket, factor);
@@ -109,13 +198,18 @@ std::vector<Part> coarsen(const std::vector<FlameBucket>& buckets, int factorLog
         std::int64_t samples = b.samples;
         constexpr std::int64_t kMaxPiece = std::numeric_limits<std::uint32_t>::max();
         for (; samples > kMaxPiece; samples -= kMaxPiece)
-            parts.push_back(
-                { up, b.entries.front().path, static_cast<std::uint32_t>(kMaxPiece), 0 });
+            add(Part { up, b.entries.front().path, static_cast<std::uint32_t>(kMaxPiece), 0 });
         for (const FlameEntry& e : b.entries) {
-            parts.push_back({ up, e.path, static_cast<std::uint32_t>(samples), e.weight });
+            add(Part { up, e.path, static_cast<std::uint32_t>(samples), e.weight });
             samples = 0;
         }
     }
+}
+
+std::vector<Part> coarsen(const std::vector<FlameBucket>& buckets, int factorLog2)
+{
+    std::vector<Part> parts;
+    forEachCoarsePart(buckets, factorLog2, [&](const Part& p) { parts.push_back(p); });
     return parts;
 }
 
@@ -175,6 +269,13 @@ bool walkPaths(
     };
     std::vector<Open> open;
     std::unordered_map<std::uint64_t, std::uint32_t> ids;
+    struct Cached
+    {
+        std::uint64_t key = ~std::uint64_t(0);  ///< (parent, name); no path has this one
+        std::uint32_t path = 0;
+    };
+    constexpr std::size_t kCached = 256;
+    std::vector<Cached> cache(kCached);
     out.reserve(sorted.size());
     for (const model::Interval& iv : sorted) {
         std::size_t depth = std::min<std::size_t>(iv.depth, open.size());
@@ -187,34 +288,42 @@ bool walkPaths(
                 return false;  // cuts short an interval still running
         }
         const std::uint32_t parent = depth == 0 ? 0 : open[depth - 1].path;
-        const auto [it, added] = ids.try_emplace(
-            (std::uint64_t(parent) << 32) | iv.name, static_cast<std::uint32_t>(paths.size()));
-        if (added)
-            paths.add(parent, iv.name);
+        const std::uint64_t key = (std::uint64_t(parent) << 32) | iv.name;
+        // A track has few paths, met again and again: a direct-mapped cache in front of
+        // the map (the walk, a map lookup an interval, was 33 M of the 345 M instructions
+        // the pyramids of p300k.prv took).
+        Cached& cached = cache[((key * 0x9E3779B97F4A7C15ULL) >> 32) & (kCached - 1)];
+        if (cached.key != key) {
+            const auto [it, added] = ids.try_emplace(key, static_cast<std::uint32_t>(paths.size()));
+            if (added)
+                paths.add(parent, iv.name);
+            cached = { key, it->second };
+        }
         open.resize(depth);
-        open.push_back({ it->second, iv.endNs });
-        out.push_back({ it->second, parent });
+        open.push_back({ cached.path, iv.endNs });
+        out.push_back({ cached.path, parent });
     }
     return true;
 }
 
-/// The parts of interval `iv` in buckets [lo, hi) of width bucketNs.
-void addIntervalParts(std::vector<Part>& parts, const model::Interval& iv, const Walked& w,
-    TimeNs bucketNs, std::int64_t lo, std::int64_t hi)
+/// The parts of interval `iv` in buckets [lo, hi) of width bucketNs, each given to `add`.
+template<typename Add>
+void forEachIntervalPart(const model::Interval& iv, const Walked& w, TimeNs bucketNs,
+    std::int64_t lo, std::int64_t hi, Add add)
 {
     const std::int64_t first = model::floorDiv(iv.startNs, bucketNs);
     if (iv.endNs == iv.startNs) {
         if (first >= lo && first < hi)
-            parts.push_back({ first, w.path, 0, 0 });
+            add(Part { first, w.path, 0, 0 });
         return;
     }
     const std::int64_t last = model::floorDiv(iv.endNs - 1, bucketNs);
     for (std::int64_t b = std::max(first, lo); b <= std::min(last, hi - 1); ++b) {
         const TimeNs ns =
             std::min(iv.endNs, (b + 1) * bucketNs) - std::max(iv.startNs, b * bucketNs);
-        parts.push_back({ b, w.path, 0, ns });
+        add(Part { b, w.path, 0, ns });
         if (w.parent != 0)
-            parts.push_back({ b, w.parent, 0, -ns });
+            add(Part { b, w.parent, 0, -ns });
     }
 }
 
@@ -251,6 +360,10 @@ int firstStoredLevel(const model::LodGrid& grid, std::span<const model::Interval
     for (int level = 1; level <= top; ++level) {
         if (level <= grid.levels)
             raw += joining[static_cast<std::size_t>(level - 1)];
+        // A level stored has a bucket, so an entry: with fewer parts than the rule asks
+        // of one, it cannot be stored (the finest levels, of the shortest intervals).
+        if (raw < options.minEventsPerBucket || raw < options.minCompression)
+            continue;
         const TimeNs w = grid.bucketNs(level);
         std::int64_t buckets = 0;
         std::int64_t entries = 0;
@@ -263,17 +376,29 @@ int firstStoredLevel(const model::LodGrid& grid, std::span<const model::Interval
             last = end;
             return end - from + 1;
         };
-        for (std::size_t i = 0; i < sorted.size(); ++i) {
-            const model::Interval& iv = sorted[i];
-            if (bands[i] >= std::min(level, grid.levels))
-                continue;
-            const std::int64_t first = model::floorDiv(iv.startNs, w);
-            const std::int64_t end =
-                iv.endNs > iv.startNs ? model::floorDiv(iv.endNs - 1, w) : first;
-            buckets += count(lastBucket, first, end);
-            entries += count(lastOfPath[walked[i].path], first, end);
-            if (walked[i].parent != 0 && iv.endNs > iv.startNs)
-                entries += count(lastOfPath[walked[i].parent], first, end);
+        // The counts only grow: a level is given up as soon as they are over what the
+        // rule allows (checked every kStride intervals). At the levels below the first
+        // stored that is a fraction of the pass, where entries are about as many as parts.
+        const bool capped = options.minCompression > 0 && options.minEventsPerBucket > 0;
+        constexpr std::size_t kStride = 512;
+        for (std::size_t from = 0; from < sorted.size(); from += kStride) {
+            const std::size_t to = std::min(sorted.size(), from + kStride);
+            for (std::size_t i = from; i < to; ++i) {
+                const model::Interval& iv = sorted[i];
+                if (bands[i] >= std::min(level, grid.levels))
+                    continue;
+                const std::int64_t first = model::floorDiv(iv.startNs, w);
+                const std::int64_t end =
+                    iv.endNs > iv.startNs ? model::floorDiv(iv.endNs - 1, w) : first;
+                buckets += count(lastBucket, first, end);
+                entries += count(lastOfPath[walked[i].path], first, end);
+                if (walked[i].parent != 0 && iv.endNs > iv.startNs)
+                    entries += count(lastOfPath[walked[i].parent], first, end);
+            }
+            if (capped
+                && (entries * options.minCompression > raw
+                    || buckets * options.minEventsPerBucket > raw))
+                break;
         }
         if (buckets > 0 && entries * options.minCompression <= raw
             && buckets * options.minEventsPerBucket <= raw)
@@ -289,10 +414,12 @@ class FlameWindowBuilder
 {
 public:
     FlameWindowBuilder(const model::LodGrid& grid, std::span<const model::Interval> sorted,
-        const std::vector<Walked>& walked, int first, int top, const FlameBucketSink& sink)
+        const std::vector<Walked>& walked, std::size_t pathCount, int first, int top,
+        const FlameBucketSink& sink)
         : m_grid(grid)
         , m_sorted(sorted)
         , m_walked(walked)
+        , m_pathCount(pathCount)
         , m_first(first)
         , m_top(top)
         , m_windowed(std::min(top, grid.levels))
@@ -318,16 +445,32 @@ private:
         const int from = std::min(m_first, m_windowed);
         std::vector<FlameBucket> buckets;
         for (int level = from; level <= m_windowed; ++level) {
-            std::vector<Part> parts;
-            if (level > from)
-                parts = coarsen(buckets, m_grid.factorLog2);
+            const std::int64_t lo = window.firstBucket(level);
+            const std::int64_t hi = window.endBucket(level);
             const int lowestBand = level == from ? 0 : level - 1;
-            for (const IntervalWindows::Member& m : window.members()) {
-                if (m.band >= lowestBand && m.band < level)
-                    addIntervalParts(parts, m_sorted[m.index], m_walked[m.index],
-                        m_grid.bucketNs(level), window.firstBucket(level), window.endBucket(level));
+            // The parts of the level in this window: the level below's entries, coarsened,
+            // and the intervals of the band that joins.
+            auto addParts = [&](auto add) {
+                if (level > from)
+                    forEachCoarsePart(buckets, m_grid.factorLog2, add);
+                for (const IntervalWindows::Member& m : window.members()) {
+                    if (m.band >= lowestBand && m.band < level)
+                        forEachIntervalPart(m_sorted[m.index], m_walked[m.index],
+                            m_grid.bucketNs(level), lo, hi, add);
+                }
+            };
+            // Its buckets and the paths are known: added up in a table as they come when
+            // that is small (most windows), else gathered and reduced.
+            const std::size_t expected = 2 * window.members().size() + entryCount(buckets);
+            if (PartTable::fits(std::uint64_t(hi - lo), m_pathCount, expected)) {
+                m_table.start(lo, std::uint64_t(hi - lo), m_pathCount);
+                addParts([this](const Part& p) { m_table.add(p); });
+                buckets = m_table.take();
+            } else {
+                std::vector<Part> parts;
+                addParts([&parts](const Part& p) { parts.push_back(p); });
+                buckets = reduce(parts);
             }
-            buckets = reduce(parts);
             if (level >= m_first && !buckets.empty())
                 m_sink(level, buckets);
         }
@@ -338,11 +481,13 @@ private:
     const model::LodGrid& m_grid;
     const std::span<const model::Interval> m_sorted;
     const std::vector<Walked>& m_walked;
+    const std::uint64_t m_pathCount;  ///< paths are 0 (the root) .. m_pathCount - 1
     const int m_first;
     const int m_top;
     const int m_windowed;  ///< the coarsest level built window by window
     const FlameBucketSink& m_sink;
     std::vector<FlameBucket> m_coarsest;  ///< level m_windowed, whole, when levels go above it
+    PartTable m_table;
 };
 
 }  // namespace
@@ -401,7 +546,7 @@ FlameStoredLevels summarizeFlameIntervals(const model::LodGrid& grid,
     const int first = firstStoredLevel(grid, sorted, walked, paths.size(), top, options);
     if (first == 0)
         return {};
-    FlameWindowBuilder(grid, sorted, walked, first, top, sink).run();
+    FlameWindowBuilder(grid, sorted, walked, paths.size(), first, top, sink).run();
     return { first, top };
 }
 

@@ -174,14 +174,10 @@ void Importer::handleLine(const char* begin, const char* end)
         + std::string(shown) + "'");
 }
 
-TimeNs Importer::toNs(std::int64_t t, const char* what)
+void Importer::badTime(std::int64_t t, const char* what) const
 {
-    TimeNs ns = 0;
-    if (t < 0 || __builtin_mul_overflow(t, m_stats.header.unitNs, &ns))
-        fail(std::string("expected a non-negative ") + what + " within range, not "
-            + std::to_string(t));
-    m_maxTimeNs = std::max(m_maxTimeNs, ns);
-    return ns;
+    fail(
+        std::string("expected a non-negative ") + what + " within range, not " + std::to_string(t));
 }
 
 void Importer::handleState(const char* p, const char* end)
@@ -265,10 +261,8 @@ void Importer::handleEvent(const char* p, const char* end)
     }
 }
 
-TypeInfo& Importer::typeInfo(std::int64_t type)
+TypeInfo& Importer::findType(std::int64_t type)
 {
-    if (m_lastType && m_lastTypeId == type)
-        return *m_lastType;
     auto it = m_types.find(type);
     if (it != m_types.end()) {
         m_lastTypeId = type;

@@ -137,24 +137,14 @@ TrackId Importer::receiverTrack(std::uint32_t thread)
     return m_foreignThreads[thread];
 }
 
-std::uint32_t Importer::threadIndex(
-    std::int64_t appl, std::int64_t task, std::int64_t thread, bool inShare)
+void Importer::outsideShare() const
 {
-    if (appl >= 1 && std::size_t(appl) <= m_taskBase.size()) {
-        const auto& bases = m_taskBase[std::size_t(appl - 1)];
-        if (task >= 1 && std::size_t(task) <= bases.size()) {
-            const int threads = m_taskThreads[std::size_t(appl - 1)][std::size_t(task - 1)];
-            if (thread >= 1 && thread <= threads) {
-                const std::uint32_t index =
-                    bases[std::size_t(task - 1)] + std::uint32_t(thread - 1);
-                if (inShare && m_threadTracks[index] == model::kNoTrack)
-                    throw std::logic_error(
-                        "Paraver import: a record of a node outside this share, at line "
-                        + std::to_string(m_lineNumber));
-                return index;
-            }
-        }
-    }
+    throw std::logic_error("Paraver import: a record of a node outside this share, at line "
+        + std::to_string(m_lineNumber));
+}
+
+void Importer::badThread(std::int64_t appl, std::int64_t task, std::int64_t thread) const
+{
     fail("expected a thread declared in the header, not appl:task:thread " + std::to_string(appl)
         + ":" + std::to_string(task) + ":" + std::to_string(thread));
 }

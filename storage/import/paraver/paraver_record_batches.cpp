@@ -24,21 +24,26 @@ inline std::uint64_t digitsValue(std::uint64_t chunk, int n)
         >> 32;
 }
 
-/// Reads a number of 1 to 18 digits (no sign: a '-' is left to the importer's parser,
-/// which says what it expected) and moves `p` past it. Bytes up to `limit` may be read
-/// beyond the number: 8 at a time while they last (a line ends in '\n', no digit), then
-/// one by one. A digit at a time was most of the parse (7 instructions a character).
-inline bool digits(const char*& p, const char* limit, std::int64_t& value)
+/// The high bit of each byte of `chunk` that is not a decimal digit. A byte b is a digit
+/// when (b ^ '0') < 10: then neither it nor b ^ '0' + 0x76 has its high bit. A carry out
+/// of a non-digit's byte only spoils the bytes after it.
+inline std::uint64_t nonDigits(std::uint64_t chunk)
+{
+    const std::uint64_t x = chunk ^ 0x3030303030303030ULL;
+    return ((x + 0x7676767676767676ULL) | x) & 0x8080808080808080ULL;
+}
+
+/// digits() past its first 8 bytes, or near `limit`: 8 bytes at a time while they last
+/// (a line ends in '\n', no digit), then one by one. A digit at a time was most of the
+/// parse (7 instructions a character).
+[[gnu::noinline]] bool longDigits(const char*& p, const char* limit, std::int64_t& value)
 {
     std::uint64_t v = 0;
     int total = 0;
     while (limit - p >= 8) {
         std::uint64_t chunk;
         std::memcpy(&chunk, p, 8);
-        // A byte b is a digit when (b ^ '0') < 10: then neither it nor b ^ '0' + 0x76 has
-        // its high bit. A carry out of a non-digit's byte only spoils the bytes after it.
-        const std::uint64_t x = chunk ^ 0x3030303030303030ULL;
-        const std::uint64_t other = ((x + 0x7676767676767676ULL) | x) & 0x8080808080808080ULL;
+        const std::uint64_t other = nonDigits(chunk);
         const int n = other == 0 ? 8 : std::countr_zero(other) / 8;
         if (n > 0) {
             v = v * kPow10[n] + digitsValue(chunk, n);
@@ -59,16 +64,52 @@ inline bool digits(const char*& p, const char* limit, std::int64_t& value)
     return true;
 }
 
-/// `count` numbers separated by ':', the last one ending the line.
-bool fieldsToEnd(
-    const char* p, const char* end, const char* limit, int count, std::vector<std::int64_t>& out)
+/// Reads a number of 1 to 18 digits (no sign: a '-' is left to the importer's parser,
+/// which says what it expected) and moves `p` past it. Bytes up to `limit` may be read
+/// beyond the number. The numbers of a trace mostly have up to 15 digits (ids, times, event
+/// types of 8, values): those are read from one or two 8-byte loads, and a single digit
+/// (the ids, most values) without the multiplications; longer ones, and numbers near
+/// `limit`, are longDigits'. (A loop for all was ~64 instructions a number, the largest
+/// item of the parse.) `Near`: `limit` may lie within 16 bytes of `p`; lines further from
+/// it (all but a batch's last) skip the check.
+template<bool Near>
+[[gnu::always_inline]] inline bool digits(const char*& p, const char* limit, std::int64_t& value)
 {
-    for (int i = 0; i < count; ++i) {
-        std::int64_t v = 0;
-        if (!digits(p, limit, v))
+    if (!Near || limit - p >= 16) [[likely]] {
+        std::uint64_t chunk;
+        std::memcpy(&chunk, p, 8);
+        if (const std::uint64_t other = nonDigits(chunk); other != 0) {
+            const int n = std::countr_zero(other) / 8;
+            if (n == 0)
+                return false;
+            // ('0'..'9' are 0x30..0x39: a digit's low nibble is its value.)
+            value = static_cast<std::int64_t>(n == 1 ? (chunk & 0xF) : digitsValue(chunk, n));
+            p += n;
+            return true;
+        }
+        std::uint64_t next;
+        std::memcpy(&next, p + 8, 8);
+        if (const std::uint64_t other = nonDigits(next); other != 0) {
+            const int n = std::countr_zero(other) / 8;
+            const std::uint64_t high = digitsValue(chunk, 8);
+            value =
+                static_cast<std::int64_t>(n == 0 ? high : high * kPow10[n] + digitsValue(next, n));
+            p += 8 + n;
+            return true;
+        }
+    }
+    return longDigits(p, limit, value);
+}
+
+/// `Count` numbers separated by ':', the last one ending the line, written at `out`.
+template<int Count, bool Near>
+bool fieldsToEnd(const char* p, const char* end, const char* limit, std::int64_t*& out)
+{
+    for (int i = 0; i < Count; ++i) {
+        if (!digits<Near>(p, limit, *out))
             return false;
-        out.push_back(v);
-        if (i + 1 < count) {
+        ++out;
+        if (i + 1 < Count) {
             if (p == end || *p != ':')
                 return false;
             ++p;
@@ -78,28 +119,26 @@ bool fieldsToEnd(
 }
 
 /// 2:cpu:appl:task:thread:time:type:value[:type:value...] with integer values and types
-/// below 2^40 (handleEvent's limit).
-bool eventFields(const char* p, const char* end, const char* limit, std::vector<std::int64_t>& out,
-    std::uint32_t& pairs)
+/// below 2^40 (handleEvent's limit), written at `out`.
+template<bool Near>
+bool eventFields(
+    const char* p, const char* end, const char* limit, std::int64_t*& out, std::uint32_t& pairs)
 {
     for (int i = 0; i < 5; ++i) {
-        std::int64_t v = 0;
-        if (!digits(p, limit, v) || p == end || *p != ':')
+        if (!digits<Near>(p, limit, *out) || p == end || *p != ':')
             return false;
-        out.push_back(v);
+        ++out;
         ++p;
     }
     pairs = 0;
     for (;;) {
-        std::int64_t type = 0;
-        std::int64_t value = 0;
-        if (!digits(p, limit, type) || type >= (std::int64_t(1) << 40) || p == end || *p != ':')
+        if (!digits<Near>(p, limit, out[0]) || out[0] >= (std::int64_t(1) << 40) || p == end
+            || *p != ':')
             return false;
         ++p;
-        if (!digits(p, limit, value))
+        if (!digits<Near>(p, limit, out[1]))
             return false;
-        out.push_back(type);
-        out.push_back(value);
+        out += 2;
         ++pairs;
         if (p == end)
             return true;
@@ -108,9 +147,28 @@ bool eventFields(const char* p, const char* end, const char* limit, std::vector<
     }
 }
 
+/// The numbers of a record, by its kind.
+template<bool Near>
+bool recordFields(LineKind kind, const char* p, const char* end, const char* limit,
+    std::int64_t*& out, std::uint32_t& pairs)
+{
+    switch (kind) {
+    case LineKind::State:
+        return fieldsToEnd<7, Near>(p, end, limit, out);
+    case LineKind::Event:
+        return eventFields<Near>(p, end, limit, out, pairs);
+    case LineKind::Communication:
+        return fieldsToEnd<14, Near>(p, end, limit, out);
+    case LineKind::Text:
+        break;
+    }
+    return false;
+}
+
 }  // namespace
 
-void parseLine(const char* begin, const char* end, const char* limit, RecordBatch& batch)
+void parseLine(
+    const char* begin, const char* end, const char* limit, RecordBatch& batch, std::int64_t*& out)
 {
     BatchLine& line = batch.lines.emplace_back();
     line.begin = begin;
@@ -119,28 +177,30 @@ void parseLine(const char* begin, const char* end, const char* limit, RecordBatc
         --end;
     if (end - begin < 2 || begin[1] != ':')
         return;
-    line.firstNumber = static_cast<std::uint32_t>(batch.numbers.size());
-    bool parsed = false;
+    std::int64_t* const first = out;
+    line.firstNumber = static_cast<std::uint32_t>(first - batch.numbers.data());
     switch (*begin) {
     case '1':
         line.kind = LineKind::State;
-        parsed = fieldsToEnd(begin + 2, end, limit, 7, batch.numbers);
         break;
     case '2':
         line.kind = LineKind::Event;
-        parsed = eventFields(begin + 2, end, limit, batch.numbers, line.pairs);
         break;
     case '3':
         line.kind = LineKind::Communication;
-        parsed = fieldsToEnd(begin + 2, end, limit, 14, batch.numbers);
         break;
     default:
-        break;
+        return;
     }
+    // Numbers are read from `end` at most (a non-digit ends the line): with 16 bytes of
+    // text after it, every 16-byte read of them lies in the text.
+    const bool parsed = limit - end >= 16
+        ? recordFields<false>(line.kind, begin + 2, end, limit, out, line.pairs)
+        : recordFields<true>(line.kind, begin + 2, end, limit, out, line.pairs);
     if (!parsed) {
         line.kind = LineKind::Text;
         line.pairs = 0;
-        batch.numbers.resize(line.firstNumber);
+        out = first;
     }
 }
 
@@ -224,17 +284,22 @@ void parseLines(RecordBatch& batch)
     const char* line = batch.text.data();
     const char* stop = line + batch.lineEnd;
     const char* end = batch.text.data() + batch.text.size();
+    // Room for every number the text can hold (a digit and a ':' or the line's end
+    // each), so that they are stored without a capacity check each; not cleared first.
+    batch.numbers.resize(batch.text.size() / 2 + 1);
+    std::int64_t* out = batch.numbers.data();
     while (line < stop) {
         const char* nl =
             static_cast<const char*>(std::memchr(line, '\n', std::size_t(stop - line)));
-        parseLine(line, nl, end, batch);
+        parseLine(line, nl, end, batch, out);
         line = nl + 1;
     }
     if (line < end) {
-        parseLine(line, end, end, batch);
+        parseLine(line, end, end, batch, out);
         batch.lines.back().kind = LineKind::Text;  // read by feedLast, which may drop it
         batch.unterminatedLast = true;
     }
+    batch.numbers.resize(static_cast<std::size_t>(out - batch.numbers.data()));
 }
 
 }  // namespace

@@ -19,7 +19,8 @@
 // reads any line (handleLine), so its errors and counts stay what they were.
 //
 // Memory: at most kQueuedBatches batches, each about GzipReader::kBlockBytes of text plus
-// its numbers (a few bytes of numbers per byte of text at most).
+// its numbers (room for 4 bytes of numbers per byte of text is allocated, uncleared: only
+// what the numbers fill, a few bytes per byte of text at most, is touched).
 
 #include "storage/store/progress.h"
 
@@ -79,7 +80,7 @@ struct RecordBatch
 {
     TextBuffer text;
     std::vector<BatchLine> lines;
-    std::vector<std::int64_t> numbers;
+    std::vector<std::int64_t, UninitializedAllocator<std::int64_t>> numbers;
     /// The file's last line had no '\n': it is lines.back(), to be read with feedLast().
     bool unterminatedLast = false;
     std::size_t lineEnd = 0;  ///< text before it: whole lines; after it: the last line
@@ -90,9 +91,12 @@ struct RecordBatch
     std::exception_ptr error;  ///< reading failed after the lines of this batch
 };
 
-/// Parses one line (without '\n') into `batch`; bytes up to `limit` (the end of the text
-/// the line lies in, which ends it with a '\n' unless it is the text's last) may be read.
-void parseLine(const char* begin, const char* end, const char* limit, RecordBatch& batch);
+/// Parses one line (without '\n') into `batch`, its numbers at `out` (in batch.numbers,
+/// with room for them) and `out` moved past them; bytes up to `limit` (the end of the
+/// text the line lies in, which ends it with a '\n' unless it is the text's last) may be
+/// read.
+void parseLine(
+    const char* begin, const char* end, const char* limit, RecordBatch& batch, std::int64_t*& out);
 
 class RecordBatchReader
 {

@@ -115,6 +115,9 @@ std::string bigTrace()
                 out << "2:1:1:1:1:" << t + 3
                     << ":42000050:" << std::string(n, '9').replace(0, 1, "1")
                     << (n % 2 ? "\n" : ":42000050:7\n");
+            // Event types of 8 to 13 digits (up to 2^40), in one or two 8-byte reads.
+            for (int n = 8; n <= 13; ++n)
+                out << "2:1:1:1:1:" << t + 3 << ':' << '1' << std::string(n - 2, '0') << '3' << ":5\n";
             break;
         default:
             break;
