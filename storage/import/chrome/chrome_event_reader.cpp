@@ -257,7 +257,8 @@ bool ChromeEventReader::readEvent()
     for (;;) {
         std::size_t n = 0;
         try {
-            n = scanJsonObject(std::string_view(m_buf.data() + m_pos, m_len - m_pos), m_fields);
+            const std::string_view text(m_buf.data() + m_pos, m_len - m_pos);
+            n = m_checked ? listJsonObject(text, m_fields) : scanJsonObject(text, m_fields);
         } catch (const JsonSyntaxError& e) {
             fail(position() + e.offset, e.what);
         }

@@ -65,6 +65,11 @@ public:
     /// handed out one by one, in file order, exactly as with one thread.
     void setScanThreads(int threads);
 
+    /// The file has been read through once already by a reader that checked its syntax
+    /// (pass 1 of an import): events are listed by listJsonObject(), which skips what it
+    /// does not need to check again.
+    void setChecked(bool checked) { m_checked = checked; }
+
     /// Reads from inside the traceEvents array: `input` starts at byte `offset` of the file,
     /// where an event starts (found by a reader that read up to there), and that event is
     /// the array's `index`-th. For one file read in parts by several processes (app/mpi/).
@@ -132,6 +137,7 @@ private:
     GzipReader& m_input;
     std::string m_fileName;
     bool m_keepTopLevel = false;
+    bool m_checked = false;
     std::vector<char> m_buf;
     std::size_t m_pos = 0;
     std::size_t m_len = 0;

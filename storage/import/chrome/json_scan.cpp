@@ -304,6 +304,140 @@ private:
     const char* m_end;
 };
 
+// listJsonObject()'s reader, for text scanJsonObject() has accepted: it follows only
+// quotes, escapes and brackets, and skips nested values whole. Anything it does not expect
+// (text changed since it was checked) makes it give up: it returns kUnexpected.
+const char* const kUnexpected = reinterpret_cast<const char*>(1);
+
+// The closing quote of the string whose body starts at p, or nullptr when end comes first.
+inline const char* skipCheckedString(const char* p, const char* end)
+{
+    for (;;) {
+        p = findQuoteOrBackslash(p, end);
+        if (p == end)
+            return nullptr;
+        if (*p == '"')
+            return p;
+        p += 2;  // an escape
+        if (p >= end)
+            return nullptr;
+    }
+}
+
+// Bit i set where p[i] is '"', '\\', '{', '}', '[' or ']' (16 bytes).
+#if defined(__SSE2__)
+inline unsigned structuralMask(const char* p)
+{
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i quotes =
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+    const __m128i braces =
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('{')), _mm_cmpeq_epi8(v, _mm_set1_epi8('}')));
+    const __m128i brackets =
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('[')), _mm_cmpeq_epi8(v, _mm_set1_epi8(']')));
+    return static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_or_si128(quotes, _mm_or_si128(braces, brackets))));
+}
+#endif
+
+// The end of the object or array that opens at p, or nullptr when end comes first.
+inline const char* skipCheckedNested(const char* p, const char* end)
+{
+    int depth = 0;
+    bool inString = false;
+    const char* skipTo = p;  // the character after a backslash is skipped
+    auto step = [&](const char* at) -> const char* {
+        if (at < skipTo)
+            return nullptr;
+        const char c = *at;
+        if (inString) {
+            if (c == '\\')
+                skipTo = at + 2;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '{' || c == '[') {
+            ++depth;
+        } else if (c == '}' || c == ']') {
+            if (--depth == 0)
+                return at + 1;
+        }
+        return nullptr;
+    };
+#if defined(__SSE2__)
+    while (end - p >= 16) {
+        for (unsigned mask = structuralMask(p); mask != 0; mask &= mask - 1) {
+            if (const char* done = step(p + __builtin_ctz(mask)))
+                return done;
+        }
+        p += 16;
+    }
+#endif
+    for (; p < end; ++p) {
+        const char c = *p;
+        if (c == '"' || c == '\\' || c == '{' || c == '}' || c == '[' || c == ']') {
+            if (const char* done = step(p))
+                return done;
+        }
+    }
+    return nullptr;
+}
+
+// listJsonObject() proper: the end of the object at base, nullptr when the text ends first,
+// or kUnexpected.
+const char* listCheckedObject(const char* base, const char* end, std::vector<JsonField>& fields)
+{
+    const char* p = skipSpace(base + 1, end);
+    if (p == end)
+        return nullptr;
+    if (*p == '}')
+        return p + 1;
+    for (;;) {
+        if (*p != '"')
+            return kUnexpected;
+        const char* q = skipCheckedString(p + 1, end);
+        if (!q)
+            return nullptr;
+        const std::string_view key(p + 1, static_cast<std::size_t>(q - p - 1));
+        p = skipSpace(q + 1, end);
+        if (p == end)
+            return nullptr;
+        if (*p != ':')
+            return kUnexpected;
+        const char* value = skipSpace(p + 1, end);
+        if (value == end)
+            return nullptr;
+        const char c = *value;
+        if (c == '"') {
+            q = skipCheckedString(value + 1, end);
+            q = q ? q + 1 : nullptr;
+        } else if (c == '{' || c == '[') {
+            q = skipCheckedNested(value, end);
+        } else {
+            // A number or a literal: up to the byte that ends it.
+            q = value;
+            while (q < end && *q != ',' && *q != '}' && !isSpace(*q))
+                ++q;
+            if (q == end)
+                q = nullptr;
+        }
+        if (!q)
+            return nullptr;
+        fields.push_back({ key, std::string_view(value, static_cast<std::size_t>(q - value)) });
+        p = skipSpace(q, end);
+        if (p == end)
+            return nullptr;
+        if (*p == '}')
+            return p + 1;
+        if (*p != ',')
+            return kUnexpected;
+        p = skipSpace(p + 1, end);
+        if (p == end)
+            return nullptr;
+    }
+}
+
 }  // namespace
 
 const char* skipJsonString(const char* p, const char* end, const char* base)
@@ -326,6 +460,23 @@ std::size_t scanJsonObject(std::string_view text, std::vector<JsonField>& fields
         throw JsonSyntaxError { 0, "expected '{'" };
     ObjectScanner scanner(base, base + text.size());
     const char* end = scanner.object(base + 1, 1, &fields);
+    if (!end) {
+        fields.clear();
+        return 0;
+    }
+    return static_cast<std::size_t>(end - base);
+}
+
+std::size_t listJsonObject(std::string_view text, std::vector<JsonField>& fields)
+{
+    fields.clear();
+    if (text.empty())
+        return 0;
+    const char* const base = text.data();
+    const char* end =
+        *base == '{' ? listCheckedObject(base, base + text.size(), fields) : kUnexpected;
+    if (end == kUnexpected)
+        return scanJsonObject(text, fields);  // says what is wrong
     if (!end) {
         fields.clear();
         return 0;

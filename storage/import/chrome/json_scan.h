@@ -15,8 +15,8 @@
 // passes allow end to end (200-270 MB/s). `strata bench` compares the two on the same
 // synthetic file every run (json_scanner_mb_per_s against simdjson_ondemand_mb_per_s:
 // On-Demand over the whole document with its AVX2 kernels, reading the same members):
-// 566 against 466 MB/s on 2026-11-26, so this scanner stays. Strings, where most bytes of a trace are, are
-// skipped 16 bytes at a time (SSE2). Complexity: O(length), no allocation beyond `fields`.
+// 566 against 466 MB/s on 2026-11-26, so this scanner stays. Strings, where most bytes of a trace
+// are, are skipped 16 bytes at a time (SSE2). Complexity: O(length), no allocation beyond `fields`.
 
 #include <optional>
 #include <string>
@@ -44,6 +44,12 @@ struct JsonSyntaxError
 /// top-level members in `fields` (views into `text`). Returns the object's length in
 /// bytes, or 0 when `text` ends before the object does. Throws JsonSyntaxError.
 std::size_t scanJsonObject(std::string_view text, std::vector<JsonField>& fields);
+
+/// scanJsonObject() for text that it has accepted before (the same bytes, read again):
+/// the same result, about twice as fast, as it does not check what it skips (nested
+/// values are skipped by their brackets and strings). Text that turns out not to be JSON
+/// is handed to scanJsonObject(), which throws or returns what it finds.
+std::size_t listJsonObject(std::string_view text, std::vector<JsonField>& fields);
 
 /// The value of member `key`, or an empty view when absent (the first one if repeated).
 std::string_view findJsonField(const std::vector<JsonField>& fields, std::string_view key);
