@@ -35,25 +35,24 @@ std::size_t scanRange(std::string_view text, std::size_t start, std::size_t limi
     std::vector<ScannedEvent>& out, bool checked)
 {
     constexpr std::size_t kStopped = std::string_view::npos;
-    thread_local std::vector<JsonField> fields;
     out.clear();
     std::size_t pos = start;
     while (pos < limit) {
         if (text[pos] != '{')
             return kStopped;
+        ScannedEvent& e = out.emplace_back();
         std::size_t n = 0;
         try {
-            n = checked ? listJsonObject(text.substr(pos), fields)
-                        : scanJsonObject(text.substr(pos), fields);
+            n = scanChromeEvent(text.substr(pos), checked, e.event);
         } catch (const JsonSyntaxError&) {
+            n = 0;
+        }
+        if (n == 0) {
+            out.pop_back();
             return kStopped;
         }
-        if (n == 0)
-            return kStopped;
-        ScannedEvent& e = out.emplace_back();
         e.offset = pos;
         e.length = n;
-        classifyChromeFields(fields, e.event);
         pos = skipSpace(text, pos + n);
         if (pos == text.size() || text[pos] != ',')
             return kStopped;

@@ -50,6 +50,13 @@ struct ChromeEventFields
 
 /// Sorts an event's members into the slots importers read (the first of a repeated key).
 void classifyChromeFields(const std::vector<JsonField>& fields, ChromeEventFields& event);
+/// One member into its slot, if it has one (and it is the first with its key).
+void addChromeField(ChromeEventFields& event, const JsonField& field);
+
+/// scanJsonObject() (or with `checked`, listJsonObject()) of the event at text[0], its
+/// members sorted into `event` as they are found; returns the event's length, 0 when the
+/// text ends first.
+std::size_t scanChromeEvent(std::string_view text, bool checked, ChromeEventFields& event);
 
 class ChromeEventReader
 {
@@ -146,7 +153,6 @@ private:
     State m_state = State::Start;
     bool m_bareArray = false;
     bool m_sawEvents = false;
-    std::vector<JsonField> m_fields;
     ChromeEventFields m_event;
     std::uint64_t m_eventOffset = 0;
     std::uint64_t m_eventIndex = 0;

@@ -193,6 +193,13 @@ inline const char* skipSpace(const char* p, const char* end)
     return p;
 }
 
+// Members of nested objects go nowhere.
+struct NoFields
+{
+    void operator()(const JsonField&) const {}
+};
+constexpr NoFields kNoFields;
+
 // scanJsonObject()'s parser: recursive descent, one function per kind of value, each
 // returning the end of what it read, or nullptr when the text ends first (checked after
 // every token, so an error before the end is always reported). Errors are thrown at the
@@ -206,8 +213,9 @@ public:
     {}
 
     // The object whose '{' is just before p, `depth` containers deep (the outermost is 1);
-    // with `fields`, its members are listed there.
-    const char* object(const char* p, int depth, std::vector<JsonField>* fields)
+    // its members go to `add`.
+    template<class Add>
+    const char* object(const char* p, int depth, const Add& add)
     {
         p = skipSpace(p, m_end);
         if (p == m_end)
@@ -233,9 +241,8 @@ public:
             p = value(valueStart, depth);
             if (!p)
                 return nullptr;
-            if (fields)
-                fields->push_back({ key,
-                    std::string_view(valueStart, static_cast<std::size_t>(p - valueStart)) });
+            add(JsonField {
+                key, std::string_view(valueStart, static_cast<std::size_t>(p - valueStart)) });
             p = skipSpace(p, m_end);
             if (p == m_end)
                 return nullptr;
@@ -269,7 +276,7 @@ private:
         if (c == '{' || c == '[') {
             if (depth == kMaxDepth)
                 fail(p, "expected less deeply nested values");
-            return c == '{' ? object(p + 1, depth + 1, nullptr) : array(p + 1, depth + 1);
+            return c == '{' ? object(p + 1, depth + 1, kNoFields) : array(p + 1, depth + 1);
         }
         if (c == 't' || c == 'f' || c == 'n')
             return skipLiteral(p, m_end, m_base);
@@ -386,7 +393,8 @@ inline const char* skipCheckedNested(const char* p, const char* end)
 
 // listJsonObject() proper: the end of the object at base, nullptr when the text ends first,
 // or kUnexpected.
-const char* listCheckedObject(const char* base, const char* end, std::vector<JsonField>& fields)
+template<class Add>
+const char* listCheckedObject(const char* base, const char* end, const Add& add)
 {
     const char* p = skipSpace(base + 1, end);
     if (p == end)
@@ -424,7 +432,7 @@ const char* listCheckedObject(const char* base, const char* end, std::vector<Jso
         }
         if (!q)
             return nullptr;
-        fields.push_back({ key, std::string_view(value, static_cast<std::size_t>(q - value)) });
+        add(JsonField { key, std::string_view(value, static_cast<std::size_t>(q - value)) });
         p = skipSpace(q, end);
         if (p == end)
             return nullptr;
@@ -450,38 +458,69 @@ const char* skipJsonNumber(const char* p, const char* end, const char* base)
     return skipNumber(p, end, base);
 }
 
-std::size_t scanJsonObject(std::string_view text, std::vector<JsonField>& fields)
+namespace {
+
+template<class Add>
+std::size_t scanObject(std::string_view text, const Add& add)
 {
-    fields.clear();
     if (text.empty())
         return 0;
     const char* const base = text.data();
     if (*base != '{')
         throw JsonSyntaxError { 0, "expected '{'" };
     ObjectScanner scanner(base, base + text.size());
-    const char* end = scanner.object(base + 1, 1, &fields);
-    if (!end) {
-        fields.clear();
+    const char* end = scanner.object(base + 1, 1, add);
+    return end ? static_cast<std::size_t>(end - base) : 0;
+}
+
+template<class Add, class Restart>
+std::size_t listObject(std::string_view text, const Add& add, const Restart& restart)
+{
+    if (text.empty())
         return 0;
+    const char* const base = text.data();
+    const char* end = *base == '{' ? listCheckedObject(base, base + text.size(), add) : kUnexpected;
+    if (end == kUnexpected) {
+        restart();
+        return scanObject(text, add);  // says what is wrong
     }
-    return static_cast<std::size_t>(end - base);
+    return end ? static_cast<std::size_t>(end - base) : 0;
+}
+
+}  // namespace
+
+std::size_t scanJsonObject(std::string_view text, std::vector<JsonField>& fields)
+{
+    fields.clear();
+    const std::size_t n = scanObject(text, [&](const JsonField& f) { fields.push_back(f); });
+    if (n == 0)
+        fields.clear();
+    return n;
+}
+
+std::size_t scanJsonObject(std::string_view text, const JsonFieldSink& sink)
+{
+    return scanObject(text, [&](const JsonField& f) { sink.add(sink.context, f); });
 }
 
 std::size_t listJsonObject(std::string_view text, std::vector<JsonField>& fields)
 {
     fields.clear();
-    if (text.empty())
-        return 0;
-    const char* const base = text.data();
-    const char* end =
-        *base == '{' ? listCheckedObject(base, base + text.size(), fields) : kUnexpected;
-    if (end == kUnexpected)
-        return scanJsonObject(text, fields);  // says what is wrong
-    if (!end) {
+    const std::size_t n = listObject(
+        text, [&](const JsonField& f) { fields.push_back(f); }, [&] { fields.clear(); });
+    if (n == 0)
         fields.clear();
-        return 0;
-    }
-    return static_cast<std::size_t>(end - base);
+    return n;
+}
+
+std::size_t listJsonObject(std::string_view text, const JsonFieldSink& sink)
+{
+    return listObject(
+        text, [&](const JsonField& f) { sink.add(sink.context, f); },
+        [&] {
+            if (sink.restart)
+                sink.restart(sink.context);
+        });
 }
 
 std::string_view findJsonField(const std::vector<JsonField>& fields, std::string_view key)

@@ -45,11 +45,28 @@ struct JsonSyntaxError
 /// bytes, or 0 when `text` ends before the object does. Throws JsonSyntaxError.
 std::size_t scanJsonObject(std::string_view text, std::vector<JsonField>& fields);
 
+/// Where a scan puts the members it finds, one call of `add` each, in order. A scan that
+/// returns 0 or throws may have given some already; `restart` (when set) is called when a
+/// scan drops those it gave and starts again.
+struct JsonFieldSink
+{
+    void (*add)(void* context, const JsonField& field) = nullptr;
+    void (*restart)(void* context) = nullptr;
+    void* context = nullptr;
+};
+
+/// scanJsonObject() with the members given to `sink` as they are found, for callers that
+/// sort them at once (no list to fill, then read again).
+std::size_t scanJsonObject(std::string_view text, const JsonFieldSink& sink);
+
 /// scanJsonObject() for text that it has accepted before (the same bytes, read again):
-/// the same result, about twice as fast, as it does not check what it skips (nested
-/// values are skipped by their brackets and strings). Text that turns out not to be JSON
-/// is handed to scanJsonObject(), which throws or returns what it finds.
+/// the same result, faster, as it does not check what it skips (nested values are
+/// skipped by their brackets and strings, numbers and literals by the byte after them).
+/// Text whose members it cannot follow (a file changed since) is handed to
+/// scanJsonObject(), which throws or returns what it finds; bad text inside a value
+/// may go unnoticed.
 std::size_t listJsonObject(std::string_view text, std::vector<JsonField>& fields);
+std::size_t listJsonObject(std::string_view text, const JsonFieldSink& sink);
 
 /// The value of member `key`, or an empty view when absent (the first one if repeated).
 std::string_view findJsonField(const std::vector<JsonField>& fields, std::string_view key);
