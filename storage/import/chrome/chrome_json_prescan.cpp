@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 
 namespace strata::storage::chrome {
 
@@ -363,13 +364,30 @@ std::uint32_t ChromeLayout::process(std::string_view pid)
     return index;
 }
 
+std::uint64_t quickHash(std::string_view text)
+{
+    std::uint64_t head = 0;
+    std::uint64_t tail = 0;
+    const std::size_t n = text.size();
+    if (n >= 8) {
+        std::memcpy(&head, text.data(), 8);  // fixed sizes: no call
+        std::memcpy(&tail, text.data() + n - 8, 8);
+    } else {
+        for (char c : text)  // ids: "1000", "7"
+            head = (head << 8) | static_cast<unsigned char>(c);
+    }
+    return ((head * 0x9E3779B97F4A7C15ull) ^ (tail * 0xC2B2AE3D27D4EB4Full) ^ n)
+        * 0x165667B19E3779F9ull;
+}
+
 std::uint32_t ChromeLayout::thread(std::string_view pid, std::string_view tid)
 {
+    RecentThread& recent = m_recent[(quickHash(pid) ^ (quickHash(tid) >> 7)) >> 58];
+    if (recent.used && recent.pid == pid && recent.tid == tid)
+        return recent.index;
     m_key.assign(pid);
     m_key.push_back('\x1f');
     m_key.append(tid);
-    if (m_key == m_lastKey && !threads.empty())
-        return m_lastThread;  // runs of events on one thread are common
     auto it = m_threadIndex.find(m_key);
     std::uint32_t index = 0;
     if (it != m_threadIndex.end()) {
@@ -383,8 +401,10 @@ std::uint32_t ChromeLayout::thread(std::string_view pid, std::string_view tid)
         threads.back().order = index;
         m_threadIndex.emplace(m_key, index);
     }
-    m_lastKey = m_key;
-    m_lastThread = index;
+    recent.pid.assign(pid);
+    recent.tid.assign(tid);
+    recent.index = index;
+    recent.used = true;
     return index;
 }
 
