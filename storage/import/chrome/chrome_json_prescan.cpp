@@ -276,10 +276,14 @@ MicrosValue readMicros(std::string_view raw)
     // most 15 whole digits it is always in range.
     const bool negative = !raw.empty() && raw[0] == '-';
     std::size_t i = negative ? 1 : 0;
+    auto digit = [&](std::size_t at) {  // raw[at]'s value, or more than 9
+        return static_cast<unsigned>(static_cast<unsigned char>(raw[at])) - '0';
+    };
     std::int64_t whole = 0;
     const std::size_t wholeStart = i;
-    while (i < raw.size() && raw[i] >= '0' && raw[i] <= '9' && i - wholeStart < 15)
-        whole = whole * 10 + (raw[i++] - '0');
+    const std::size_t wholeEnd = std::min(raw.size(), wholeStart + 15);
+    for (; i < wholeEnd && digit(i) <= 9; ++i)
+        whole = whole * 10 + digit(i);
     if (i > wholeStart && (i == raw.size() || raw[i] == '.')) {
         std::int64_t fraction = 0;
         int kept = 0;
@@ -287,13 +291,11 @@ MicrosValue readMicros(std::string_view raw)
         bool valid = true;
         if (i < raw.size()) {
             const std::size_t fractionStart = ++i;
-            for (; i < raw.size() && raw[i] >= '0' && raw[i] <= '9'; ++i) {
-                if (kept < 3) {
-                    fraction = fraction * 10 + (raw[i] - '0');
-                    ++kept;
-                } else if (i == fractionStart + 3) {
-                    roundUp = raw[i] >= '5';  // what follows cannot change the rounding
-                }
+            for (; i < raw.size() && kept < 3 && digit(i) <= 9; ++i, ++kept)
+                fraction = fraction * 10 + digit(i);
+            if (kept == 3 && i < raw.size() && digit(i) <= 9) {
+                roundUp = digit(i) >= 5;  // what follows cannot change the rounding
+                for (++i; i < raw.size() && digit(i) <= 9; ++i) {}
             }
             valid = i > fractionStart && i == raw.size();
         }
