@@ -391,6 +391,31 @@ inline const char* skipCheckedNested(const char* p, const char* end)
     return nullptr;
 }
 
+// The end of the number or literal at p (the first ',', '}' or white space), or nullptr
+// when end comes first.
+inline const char* skipCheckedToken(const char* p, const char* end)
+{
+#if defined(__SSE2__)
+    if (end - p >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i space =
+            _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(' ')), _mm_set1_epi8(' '));
+        const __m128i stop = _mm_or_si128(
+            _mm_cmpeq_epi8(v, _mm_set1_epi8(',')), _mm_cmpeq_epi8(v, _mm_set1_epi8('}')));
+        const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(space, stop)));
+        if (mask != 0) {
+            const char* q = p + __builtin_ctz(mask);
+            if (static_cast<unsigned char>(*q) >= ' ' || isSpace(*q))
+                return q;
+            p = q;  // a control character (not JSON): go on byte by byte from it
+        }
+    }
+#endif
+    while (p < end && *p != ',' && *p != '}' && !isSpace(*p))
+        ++p;
+    return p == end ? nullptr : p;
+}
+
 // listJsonObject() proper: the end of the object at base, nullptr when the text ends first,
 // or kUnexpected.
 template<class Add>
@@ -423,12 +448,7 @@ const char* listCheckedObject(const char* base, const char* end, const Add& add)
         } else if (c == '{' || c == '[') {
             q = skipCheckedNested(value, end);
         } else {
-            // A number or a literal: up to the byte that ends it.
-            q = value;
-            while (q < end && *q != ',' && *q != '}' && !isSpace(*q))
-                ++q;
-            if (q == end)
-                q = nullptr;
+            q = skipCheckedToken(value, end);
         }
         if (!q)
             return nullptr;
