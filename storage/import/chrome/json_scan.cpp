@@ -230,34 +230,49 @@ public:
             if (!q)
                 return nullptr;
             const std::string_view key(p + 1, static_cast<std::size_t>(q - p - 1));
-            p = skipSpace(q + 1, m_end);
-            if (p == m_end)
-                return nullptr;
-            if (*p != ':')
-                fail(p, "expected ':' after a member name");
-            const char* valueStart = skipSpace(p + 1, m_end);
-            if (valueStart == m_end)
+            // Punctuation usually follows at once: white space is looked for only when not.
+            p = q + 1;
+            if (p == m_end || *p != ':') {
+                p = skipSpace(p, m_end);
+                if (p == m_end)
+                    return nullptr;
+                if (*p != ':')
+                    fail(p, "expected ':' after a member name");
+            }
+            const char* valueStart = nextToken(p + 1);
+            if (!valueStart)
                 return nullptr;
             p = value(valueStart, depth);
             if (!p)
                 return nullptr;
             add(JsonField {
                 key, std::string_view(valueStart, static_cast<std::size_t>(p - valueStart)) });
-            p = skipSpace(p, m_end);
-            if (p == m_end)
-                return nullptr;
+            if (p == m_end || (*p != ',' && *p != '}')) {
+                p = skipSpace(p, m_end);
+                if (p == m_end)
+                    return nullptr;
+            }
             if (*p == '}')
                 return p + 1;
             if (*p != ',')
                 fail(p, "expected ',' or '}'");
-            p = skipSpace(p + 1, m_end);
-            if (p == m_end)
+            p = nextToken(p + 1);
+            if (!p)
                 return nullptr;
             expected = "expected a member name (a string)";
         }
     }
 
 private:
+    // The first byte at or after p that is not white space, or nullptr at the end.
+    const char* nextToken(const char* p) const
+    {
+        if (p<m_end&& static_cast<unsigned char>(*p)> ' ')
+            return p;
+        p = skipSpace(p, m_end);
+        return p == m_end ? nullptr : p;
+    }
+
     [[noreturn]] void fail(const char* at, const char* what) const
     {
         throw JsonSyntaxError { static_cast<std::size_t>(at - m_base), what };
@@ -557,8 +572,8 @@ std::optional<std::string_view> jsonString(std::string_view raw, std::string& sc
     if (raw.size() < 2 || raw.front() != '"' || raw.back() != '"')
         return std::nullopt;
     std::string_view body = raw.substr(1, raw.size() - 2);
-    if (body.find('\\') == std::string_view::npos)
-        return body;
+    if (findQuoteOrBackslash(body.data(), body.data() + body.size()) == body.data() + body.size())
+        return body;  // no escape (and no quote: the string's own are outside the body)
     scratch.clear();
     scratch.reserve(body.size());
     for (std::size_t i = 0; i < body.size(); ++i) {
