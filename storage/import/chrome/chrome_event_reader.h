@@ -7,7 +7,10 @@
 // How it parses: scanJsonObject() (json_scan.h) validates an event and records its
 // top-level members while it finds where the event ends, so each byte is looked at once.
 // Nested values (an event's "args") stay raw JSON text; importers scan them again only
-// when they need their members.
+// when they need their members. The members go straight into ChromeEventFields as they are
+// found (scanChromeEvent). A reader told the file was checked before (setChecked: pass 2
+// of an import) lists the members with listJsonObject() instead, which skips nested
+// values by their brackets.
 //
 // Errors: malformed JSON throws InputError "FILE: byte N: expected ..." with N the offset
 // in the uncompressed stream. A file that ends early (an event cut in the middle, the array
