@@ -217,8 +217,7 @@ public:
     template<class Add>
     const char* object(const char* p, int depth, const Add& add)
     {
-        p = skipSpace(p, m_end);
-        if (p == m_end)
+        if (!(p = nextToken(p)))
             return nullptr;
         if (*p == '}')
             return p + 1;
@@ -230,44 +229,35 @@ public:
             if (!q)
                 return nullptr;
             const std::string_view key(p + 1, static_cast<std::size_t>(q - p - 1));
-            // Punctuation usually follows at once: white space is looked for only when not.
-            p = q + 1;
-            if (p == m_end || *p != ':') {
-                p = skipSpace(p, m_end);
-                if (p == m_end)
-                    return nullptr;
-                if (*p != ':')
-                    fail(p, "expected ':' after a member name");
-            }
-            const char* valueStart = nextToken(p + 1);
-            if (!valueStart)
+            if (!(p = nextToken(q + 1)))
                 return nullptr;
-            p = value(valueStart, depth);
-            if (!p)
+            if (*p != ':')
+                fail(p, "expected ':' after a member name");
+            const char* valueStart = nextToken(p + 1);
+            if (!valueStart || !(p = value(valueStart, depth)))
                 return nullptr;
             add(JsonField {
                 key, std::string_view(valueStart, static_cast<std::size_t>(p - valueStart)) });
-            if (p == m_end || (*p != ',' && *p != '}')) {
-                p = skipSpace(p, m_end);
-                if (p == m_end)
-                    return nullptr;
-            }
+            if (!(p = nextToken(p)))
+                return nullptr;
             if (*p == '}')
                 return p + 1;
             if (*p != ',')
                 fail(p, "expected ',' or '}'");
-            p = nextToken(p + 1);
-            if (!p)
+            if (!(p = nextToken(p + 1)))
                 return nullptr;
             expected = "expected a member name (a string)";
         }
     }
 
 private:
-    // The first byte at or after p that is not white space, or nullptr at the end.
+    // The first byte at or after p that is not white space, or nullptr at the end. Compact
+    // JSON has punctuation right after each token: one compare takes that case.
     const char* nextToken(const char* p) const
     {
-        if (p<m_end&& static_cast<unsigned char>(*p)> ' ')
+        if (p == m_end)
+            return nullptr;
+        if (static_cast<unsigned char>(*p) > ' ')
             return p;
         p = skipSpace(p, m_end);
         return p == m_end ? nullptr : p;
@@ -300,24 +290,18 @@ private:
 
     const char* array(const char* p, int depth)
     {
-        p = skipSpace(p, m_end);
-        if (p == m_end)
+        if (!(p = nextToken(p)))
             return nullptr;
         if (*p == ']')
             return p + 1;
         for (;;) {
-            p = value(p, depth);
-            if (!p)
-                return nullptr;
-            p = skipSpace(p, m_end);
-            if (p == m_end)
+            if (!(p = value(p, depth)) || !(p = nextToken(p)))
                 return nullptr;
             if (*p == ']')
                 return p + 1;
             if (*p != ',')
                 fail(p, "expected ',' or ']'");
-            p = skipSpace(p + 1, m_end);
-            if (p == m_end)
+            if (!(p = nextToken(p + 1)))
                 return nullptr;
         }
     }
