@@ -93,7 +93,9 @@ std::uint32_t readHex4(const char* p)
         (hexValue(p[0]) << 12) | (hexValue(p[1]) << 8) | (hexValue(p[2]) << 4) | hexValue(p[3]));
 }
 
-inline const char* skipString(const char* p, const char* end, const char* base)
+// Inlined everywhere: most strings are short keys, where a call costs as much as the search.
+[[gnu::always_inline]] inline const char* skipString(
+    const char* p, const char* end, const char* base)
 {
     for (;;) {
         p = findQuoteOrBackslash(p, end);
@@ -238,14 +240,9 @@ public:
                 return nullptr;
             add(JsonField {
                 key, std::string_view(valueStart, static_cast<std::size_t>(p - valueStart)) });
-            if (!(p = nextToken(p)))
-                return nullptr;
-            if (*p == '}')
-                return p + 1;
-            if (*p != ',')
-                fail(p, "expected ',' or '}'");
-            if (!(p = nextToken(p + 1)))
-                return nullptr;
+            bool closed = false;
+            if (!(p = nextItem(p, '}', closed)) || closed)
+                return p;
             expected = "expected a member name (a string)";
         }
     }
@@ -261,6 +258,21 @@ private:
             return p;
         p = skipSpace(p, m_end);
         return p == m_end ? nullptr : p;
+    }
+
+    // After a member or an element: past the ',' to the next one's first byte, or past
+    // `close` when the container ends there (`closed`); nullptr when the text ends first.
+    const char* nextItem(const char* p, char close, bool& closed) const
+    {
+        if (!(p = nextToken(p)))
+            return nullptr;
+        if (*p == close) {
+            closed = true;
+            return p + 1;
+        }
+        if (*p != ',')
+            fail(p, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+        return nextToken(p + 1);
     }
 
     [[noreturn]] void fail(const char* at, const char* what) const
@@ -295,14 +307,9 @@ private:
         if (*p == ']')
             return p + 1;
         for (;;) {
-            if (!(p = value(p, depth)) || !(p = nextToken(p)))
-                return nullptr;
-            if (*p == ']')
-                return p + 1;
-            if (*p != ',')
-                fail(p, "expected ',' or ']'");
-            if (!(p = nextToken(p + 1)))
-                return nullptr;
+            bool closed = false;
+            if (!(p = value(p, depth)) || !(p = nextItem(p, ']', closed)) || closed)
+                return p;
         }
     }
 
@@ -314,21 +321,6 @@ private:
 // quotes, escapes and brackets, and skips nested values whole. Anything it does not expect
 // (text changed since it was checked) makes it give up: it returns kUnexpected.
 const char* const kUnexpected = reinterpret_cast<const char*>(1);
-
-// The closing quote of the string whose body starts at p, or nullptr when end comes first.
-inline const char* skipCheckedString(const char* p, const char* end)
-{
-    for (;;) {
-        p = findQuoteOrBackslash(p, end);
-        if (p == end)
-            return nullptr;
-        if (*p == '"')
-            return p;
-        p += 2;  // an escape
-        if (p >= end)
-            return nullptr;
-    }
-}
 
 // Bit i set where p[i] is '"', '\\', '{', '}', '[' or ']' (16 bytes).
 #if defined(__SSE2__)
@@ -428,7 +420,7 @@ const char* listCheckedObject(const char* base, const char* end, const Add& add)
     for (;;) {
         if (*p != '"')
             return kUnexpected;
-        const char* q = skipCheckedString(p + 1, end);
+        const char* q = skipString(p + 1, end, base);
         if (!q)
             return nullptr;
         const std::string_view key(p + 1, static_cast<std::size_t>(q - p - 1));
@@ -442,7 +434,7 @@ const char* listCheckedObject(const char* base, const char* end, const Add& add)
             return nullptr;
         const char c = *value;
         if (c == '"') {
-            q = skipCheckedString(value + 1, end);
+            q = skipString(value + 1, end, base);
             q = q ? q + 1 : nullptr;
         } else if (c == '{' || c == '[') {
             q = skipCheckedNested(value, end);
@@ -556,8 +548,8 @@ std::optional<std::string_view> jsonString(std::string_view raw, std::string& sc
     if (raw.size() < 2 || raw.front() != '"' || raw.back() != '"')
         return std::nullopt;
     std::string_view body = raw.substr(1, raw.size() - 2);
-    if (findQuoteOrBackslash(body.data(), body.data() + body.size()) == body.data() + body.size())
-        return body;  // no escape (and no quote: the string's own are outside the body)
+    if (body.find('\\') == std::string_view::npos)
+        return body;
     scratch.clear();
     scratch.reserve(body.size());
     for (std::size_t i = 0; i < body.size(); ++i) {
