@@ -31,28 +31,28 @@ std::size_t skipSpace(std::string_view text, std::size_t pos)
 /// while events start before `limit`. Returns where the next event starts once the range
 /// is done (after "," and white space), or npos when it stopped early (see the file
 /// comment of the header).
-std::size_t scanRange(
-    std::string_view text, std::size_t start, std::size_t limit, std::vector<ScannedEvent>& out)
+std::size_t scanRange(std::string_view text, std::size_t start, std::size_t limit,
+    std::vector<ScannedEvent>& out, bool checked)
 {
     constexpr std::size_t kStopped = std::string_view::npos;
-    thread_local std::vector<JsonField> fields;
     out.clear();
     std::size_t pos = start;
     while (pos < limit) {
         if (text[pos] != '{')
             return kStopped;
+        ScannedEvent& e = out.emplace_back();
         std::size_t n = 0;
         try {
-            n = scanJsonObject(text.substr(pos), fields);
+            n = scanChromeEvent(text.substr(pos), checked, e.event);
         } catch (const JsonSyntaxError&) {
+            n = 0;
+        }
+        if (n == 0) {
+            out.pop_back();
             return kStopped;
         }
-        if (n == 0)
-            return kStopped;
-        ScannedEvent& e = out.emplace_back();
         e.offset = pos;
         e.length = n;
-        classifyChromeFields(fields, e.event);
         pos = skipSpace(text, pos + n);
         if (pos == text.size() || text[pos] != ',')
             return kStopped;
@@ -103,7 +103,7 @@ std::size_t guessEventStart(std::string_view text, std::size_t from)
     return std::string_view::npos;
 }
 
-void scanEventBatch(std::string_view text, int threads, EventBatch& out)
+void scanEventBatch(std::string_view text, int threads, EventBatch& out, bool checked)
 {
     // Range starts: the true start, then one guess per further thread, each guess after
     // the previous one.
@@ -121,7 +121,7 @@ void scanEventBatch(std::string_view text, int threads, EventBatch& out)
     std::vector<std::size_t> next(starts.size());
     auto scan = [&](std::size_t i) {
         const std::size_t limit = i + 1 < starts.size() ? starts[i + 1] : text.size();
-        next[i] = scanRange(text, starts[i], limit, out.ranges[i]);
+        next[i] = scanRange(text, starts[i], limit, out.ranges[i], checked);
     };
     {
         std::vector<std::jthread> helpers;
@@ -135,7 +135,7 @@ void scanEventBatch(std::string_view text, int threads, EventBatch& out)
         ++out.rangeCount;
 }
 
-std::size_t scanAfterEvent(std::string_view text, int threads, EventBatch& out)
+std::size_t scanAfterEvent(std::string_view text, int threads, EventBatch& out, bool checked)
 {
     out.rangeCount = 0;
     std::size_t p = skipSpace(text, 0);
@@ -144,7 +144,7 @@ std::size_t scanAfterEvent(std::string_view text, int threads, EventBatch& out)
     p = skipSpace(text, p + 1);
     if (p == text.size() || text[p] != '{')
         return 0;
-    scanEventBatch(text.substr(p), threads, out);
+    scanEventBatch(text.substr(p), threads, out, checked);
     return p;
 }
 
@@ -207,7 +207,8 @@ bool ChromeEventReader::takeScanned()
         if (m_len - m_pos < m_buf.size() / 2)
             refill();
         b.base = m_pos;
-        scanEventBatch(std::string_view(m_buf.data() + m_pos, m_len - m_pos), b.threads, b.batch);
+        scanEventBatch(
+            std::string_view(m_buf.data() + m_pos, m_len - m_pos), b.threads, b.batch, m_checked);
         b.range = b.next = 0;
         b.settle();
         if (b.used())
@@ -242,9 +243,9 @@ void ChromeEventReader::scanAhead()
     std::memcpy(b.spare.data(), m_buf.data() + end, tail);
     b.spareLen = tail + readInput(b.spare.data() + tail, b.spare.size() - tail);
     b.spareBase = m_base + end;
-    b.ahead = std::async(std::launch::async, [&b] {
+    b.ahead = std::async(std::launch::async, [&b, checked = m_checked] {
         return scanAfterEvent(
-            std::string_view(b.spare.data(), b.spareLen), b.threads, b.aheadBatch);
+            std::string_view(b.spare.data(), b.spareLen), b.threads, b.aheadBatch, checked);
     });
 }
 

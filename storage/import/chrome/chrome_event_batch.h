@@ -50,11 +50,13 @@ struct EventBatch
 /// Fills `out` with the events of `text` (which starts at an event's '{'), in order, as a
 /// sequential reader reads them, scanned on up to `threads` threads (the caller's
 /// included). Views point into `text`. Never throws for bad input: it stops before it.
-void scanEventBatch(std::string_view text, int threads, EventBatch& out);
+/// `checked`: the text was checked before (listJsonObject() lists the events).
+void scanEventBatch(std::string_view text, int threads, EventBatch& out, bool checked = false);
 
 /// The same for the events after the event that ends at text[0] (past "," and white
 /// space); returns where the first one starts (out is empty when none follows there).
-std::size_t scanAfterEvent(std::string_view text, int threads, EventBatch& out);
+std::size_t scanAfterEvent(
+    std::string_view text, int threads, EventBatch& out, bool checked = false);
 
 /// Where an event may start at or after `from`: a '{' whose previous non-space characters
 /// are "}" then ","; npos when there is none before `text`'s end.

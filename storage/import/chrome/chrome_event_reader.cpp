@@ -34,44 +34,58 @@ void setOnce(std::string_view& slot, std::string_view value)
 }  // namespace
 
 // Compares keys by length first.
+void addChromeField(ChromeEventFields& event, const JsonField& f)
+{
+    const std::string_view k = f.key;
+    switch (k.size()) {
+    case 2:
+        if (k[0] == 'p' && k[1] == 'h')
+            setOnce(event.ph, f.value);
+        else if (k[0] == 't' && k[1] == 's')
+            setOnce(event.ts, f.value);
+        else if (k[0] == 'i' && k[1] == 'd')
+            setOnce(event.id, f.value);
+        else if (k[0] == 'b' && k[1] == 'p')
+            setOnce(event.bp, f.value);
+        break;
+    case 3:
+        if (k == "pid")
+            setOnce(event.pid, f.value);
+        else if (k == "tid")
+            setOnce(event.tid, f.value);
+        else if (k == "cat")
+            setOnce(event.cat, f.value);
+        else if (k == "dur")
+            setOnce(event.dur, f.value);
+        else if (k == "id2")
+            setOnce(event.id2, f.value);
+        break;
+    case 4:
+        if (k == "name")
+            setOnce(event.name, f.value);
+        else if (k == "args")
+            setOnce(event.args, f.value);
+        break;
+    default:
+        break;
+    }
+}
+
 void classifyChromeFields(const std::vector<JsonField>& fields, ChromeEventFields& event)
 {
     event = ChromeEventFields {};
-    for (const JsonField& f : fields) {
-        const std::string_view k = f.key;
-        switch (k.size()) {
-        case 2:
-            if (k[0] == 'p' && k[1] == 'h')
-                setOnce(event.ph, f.value);
-            else if (k[0] == 't' && k[1] == 's')
-                setOnce(event.ts, f.value);
-            else if (k[0] == 'i' && k[1] == 'd')
-                setOnce(event.id, f.value);
-            else if (k[0] == 'b' && k[1] == 'p')
-                setOnce(event.bp, f.value);
-            break;
-        case 3:
-            if (k == "pid")
-                setOnce(event.pid, f.value);
-            else if (k == "tid")
-                setOnce(event.tid, f.value);
-            else if (k == "cat")
-                setOnce(event.cat, f.value);
-            else if (k == "dur")
-                setOnce(event.dur, f.value);
-            else if (k == "id2")
-                setOnce(event.id2, f.value);
-            break;
-        case 4:
-            if (k == "name")
-                setOnce(event.name, f.value);
-            else if (k == "args")
-                setOnce(event.args, f.value);
-            break;
-        default:
-            break;
-        }
-    }
+    for (const JsonField& f : fields)
+        addChromeField(event, f);
+}
+
+std::size_t scanChromeEvent(std::string_view text, bool checked, ChromeEventFields& event)
+{
+    event = ChromeEventFields {};
+    const JsonFieldSink sink { [](void* to, const JsonField& f) {
+                                  addChromeField(*static_cast<ChromeEventFields*>(to), f);
+                              },
+        [](void* to) { *static_cast<ChromeEventFields*>(to) = ChromeEventFields {}; }, &event };
+    return checked ? listJsonObject(text, sink) : scanJsonObject(text, sink);
 }
 
 ChromeEventReader::ChromeEventReader(GzipReader& input, std::string fileName, bool keepTopLevel)
@@ -257,12 +271,12 @@ bool ChromeEventReader::readEvent()
     for (;;) {
         std::size_t n = 0;
         try {
-            n = scanJsonObject(std::string_view(m_buf.data() + m_pos, m_len - m_pos), m_fields);
+            n = scanChromeEvent(
+                std::string_view(m_buf.data() + m_pos, m_len - m_pos), m_checked, m_event);
         } catch (const JsonSyntaxError& e) {
             fail(position() + e.offset, e.what);
         }
         if (n > 0) {
-            classifyChromeFields(m_fields, m_event);
             m_eventOffset = position();
             m_eventIndex = m_nextIndex++;
             m_pos += n;
@@ -286,7 +300,6 @@ void ChromeEventReader::endOfInput(const char* what)
 {
     if (!m_sawEvents)
         fail(position(), std::string("expected a \"traceEvents\" member (the file ends here)"));
-    m_fields.clear();
     m_event = ChromeEventFields {};
     const bool betweenEvents = m_state == State::ArrayFirst || m_state == State::ArrayNext
         || m_state == State::ArrayCommaOrEnd;
@@ -414,8 +427,6 @@ bool ChromeEventReader::next()
             }
             const std::uint64_t start = position();
             if (!readEvent()) {
-                m_fields.clear();
-                m_event = ChromeEventFields {};
                 m_event = ChromeEventFields {};
                 m_truncation =
                     "the file ends inside the event that starts at byte " + std::to_string(start);

@@ -7,7 +7,10 @@
 // How it parses: scanJsonObject() (json_scan.h) validates an event and records its
 // top-level members while it finds where the event ends, so each byte is looked at once.
 // Nested values (an event's "args") stay raw JSON text; importers scan them again only
-// when they need their members.
+// when they need their members. The members go straight into ChromeEventFields as they are
+// found (scanChromeEvent). A reader told the file was checked before (setChecked: pass 2
+// of an import) lists the members with listJsonObject() instead, which skips nested
+// values by their brackets.
 //
 // Errors: malformed JSON throws InputError "FILE: byte N: expected ..." with N the offset
 // in the uncompressed stream. A file that ends early (an event cut in the middle, the array
@@ -50,6 +53,13 @@ struct ChromeEventFields
 
 /// Sorts an event's members into the slots importers read (the first of a repeated key).
 void classifyChromeFields(const std::vector<JsonField>& fields, ChromeEventFields& event);
+/// One member into its slot, if it has one (and it is the first with its key).
+void addChromeField(ChromeEventFields& event, const JsonField& field);
+
+/// scanJsonObject() (or with `checked`, listJsonObject()) of the event at text[0], its
+/// members sorted into `event` as they are found; returns the event's length, 0 when the
+/// text ends first.
+std::size_t scanChromeEvent(std::string_view text, bool checked, ChromeEventFields& event);
 
 class ChromeEventReader
 {
@@ -64,6 +74,11 @@ public:
     /// Scans events ahead on `threads` threads (chrome_event_batch.h); the events are still
     /// handed out one by one, in file order, exactly as with one thread.
     void setScanThreads(int threads);
+
+    /// The file has been read through once already by a reader that checked its syntax
+    /// (pass 1 of an import): events are listed by listJsonObject(), which skips what it
+    /// does not need to check again.
+    void setChecked(bool checked) { m_checked = checked; }
 
     /// Reads from inside the traceEvents array: `input` starts at byte `offset` of the file,
     /// where an event starts (found by a reader that read up to there), and that event is
@@ -132,6 +147,7 @@ private:
     GzipReader& m_input;
     std::string m_fileName;
     bool m_keepTopLevel = false;
+    bool m_checked = false;
     std::vector<char> m_buf;
     std::size_t m_pos = 0;
     std::size_t m_len = 0;
@@ -140,7 +156,6 @@ private:
     State m_state = State::Start;
     bool m_bareArray = false;
     bool m_sawEvents = false;
-    std::vector<JsonField> m_fields;
     ChromeEventFields m_event;
     std::uint64_t m_eventOffset = 0;
     std::uint64_t m_eventIndex = 0;

@@ -89,6 +89,7 @@ public:
 
 private:
     TimeNs rel(TimeNs absNs) const { return absNs - m_offsetNs; }
+    model::StringId intern(std::string_view text);
     TrackId processTrack(std::uint32_t p);
     TrackId threadTrack(std::uint32_t t);
     std::string_view args(const EventRef& reader);
@@ -125,7 +126,27 @@ private:
     std::string m_argsScratch;
     std::string m_s1, m_s2, m_s3, m_s4, m_key;
     std::vector<JsonField> m_argFields;
+    // Strings interned lately, by quickHash(): names and categories repeat, and comparing
+    // with the cached text costs less than the table's hash of the whole text.
+    struct InternedText
+    {
+        std::string text;
+        model::StringId id = model::kEmptyString;
+        bool used = false;
+    };
+    std::array<InternedText, 256> m_interned;
 };
+
+model::StringId MainPass::intern(std::string_view text)
+{
+    InternedText& slot = m_interned[quickHash(text) >> 56];
+    if (!slot.used || slot.text != text) {
+        slot.id = m_sink.intern(text);
+        slot.text.assign(text);
+        slot.used = true;
+    }
+    return slot.id;
+}
 
 TrackId MainPass::processTrack(std::uint32_t p)
 {
@@ -201,8 +222,8 @@ void MainPass::complete(const EventRef& reader, std::uint32_t thread, TimeNs ts,
     } else {
         interval.endNs = ts + dur.ns;
     }
-    interval.name = m_sink.intern(jsonString(reader.event().name, m_s1).value_or(""));
-    interval.category = m_sink.intern(jsonString(reader.event().cat, m_s2).value_or(""));
+    interval.name = intern(jsonString(reader.event().name, m_s1).value_or(""));
+    interval.category = intern(jsonString(reader.event().cat, m_s2).value_or(""));
     interval.depth = model::kAutoDepth;
     interval.role = role(interval.name, interval.category);
     interval.seq = static_cast<std::uint32_t>(reader.eventIndex());
@@ -214,8 +235,8 @@ void MainPass::begin(const EventRef& reader, std::uint32_t thread, TimeNs ts)
     OpenSlice slice;
     slice.offset = reader.eventOffset();
     slice.startNs = ts;
-    slice.name = m_sink.intern(jsonString(reader.event().name, m_s1).value_or(""));
-    slice.category = m_sink.intern(jsonString(reader.event().cat, m_s2).value_or(""));
+    slice.name = intern(jsonString(reader.event().name, m_s1).value_or(""));
+    slice.category = intern(jsonString(reader.event().cat, m_s2).value_or(""));
     slice.seq = static_cast<std::uint32_t>(reader.eventIndex());
     slice.args = std::string(args(reader));
     threadTrack(thread);  // the track exists from the B on, in file order
@@ -238,10 +259,10 @@ void MainPass::end(const EventRef& reader, std::uint32_t thread, TimeNs ts)
     interval.endNs = std::max(ts, slice.startNs);
     interval.name = slice.name;
     if (interval.name == model::kEmptyString)
-        interval.name = m_sink.intern(jsonString(reader.event().name, m_s1).value_or(""));
+        interval.name = intern(jsonString(reader.event().name, m_s1).value_or(""));
     interval.category = slice.category;
     if (interval.category == model::kEmptyString)
-        interval.category = m_sink.intern(jsonString(reader.event().cat, m_s2).value_or(""));
+        interval.category = intern(jsonString(reader.event().cat, m_s2).value_or(""));
     interval.depth = model::kAutoDepth;
     interval.role = role(interval.name, interval.category);
     interval.seq = slice.seq;
@@ -328,7 +349,7 @@ void MainPass::flow(
     point.absNs = absTs;
     std::string_view name = jsonString(reader.event().name, m_s1).value_or("");
     std::string_view cat = jsonString(reader.event().cat, m_s2).value_or("");
-    point.name = m_sink.intern(name.empty() ? cat : name);
+    point.name = intern(name.empty() ? cat : name);
     if (phase == Phase::FlowEnd) {
         auto bp = jsonString(reader.event().bp, m_s3);
         point.bindsNextSlice = !bp || *bp != "e";
@@ -418,8 +439,8 @@ void MainPass::async(
         OpenAsync open;
         open.offset = reader.eventOffset();
         open.startNs = ts;
-        open.name = m_sink.intern(name);
-        open.category = m_sink.intern(cat);
+        open.name = intern(name);
+        open.category = intern(cat);
         open.seq = static_cast<std::uint32_t>(reader.eventIndex());
         open.track = stack.empty() ? groupTrack() : stack.front().track;
         open.args = std::string(args(reader));
@@ -427,7 +448,7 @@ void MainPass::async(
         return;
     }
     if (phase == Phase::AsyncInstant) {
-        model::Instant instant { ts, m_sink.intern(name), m_sink.intern(cat) };
+        model::Instant instant { ts, intern(name), intern(cat) };
         TrackId track = stack.empty() ? groupTrack() : stack.front().track;
         m_sink.addInstant(track, instant, args(reader));
         ++m_stats.instants;
@@ -437,7 +458,7 @@ void MainPass::async(
     // AsyncEnd: the innermost open event of this id, or the innermost with this name.
     auto match = stack.rbegin();
     if (!name.empty()) {
-        const model::StringId nameId = m_sink.intern(name);
+        const model::StringId nameId = intern(name);
         auto named = std::find_if(
             stack.rbegin(), stack.rend(), [&](const OpenAsync& o) { return o.name == nameId; });
         if (named != stack.rend())
@@ -542,9 +563,8 @@ void MainPass::event(const EventRef& reader)
         end(reader, thread, ts);
         break;
     case Phase::Instant: {
-        model::Instant instant { ts,
-            m_sink.intern(jsonString(reader.event().name, m_s1).value_or("")),
-            m_sink.intern(jsonString(reader.event().cat, m_s4).value_or("")) };
+        model::Instant instant { ts, intern(jsonString(reader.event().name, m_s1).value_or("")),
+            intern(jsonString(reader.event().cat, m_s4).value_or("")) };
         m_sink.addInstant(threadTrack(thread), instant, args(reader));
         ++m_stats.instants;
         break;

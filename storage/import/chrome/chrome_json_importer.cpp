@@ -73,6 +73,7 @@ ImportStats importChromeJson(const std::filesystem::path& path, TraceSink& sink,
     GzipReader input(path, true);
     ChromeEventReader reader(input, fileName, false);
     reader.setScanThreads(options.threads);
+    reader.setChecked(true);  // pass 1 read the same bytes and checked them
     ProgressReporter reporter(progress, input, 2);
     while (reader.next()) {
         importer.event(reader);

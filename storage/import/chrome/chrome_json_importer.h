@@ -13,7 +13,8 @@
 //     counter, and the top-level members
 //     (distributedInfo, baseTimeNanoseconds, deviceProperties).
 //  2. the main pass converts and emits every event in file order; tracks are created
-//     on first use, already with their final names and kinds.
+//     on first use, already with their final names and kinds. Pass 1 checked the
+//     syntax of every event, so pass 2 only finds their members (listJsonObject).
 // Re-reading (and re-inflating) the file is cheaper than the alternatives: buffering
 // events needs memory proportional to the file, and fixing track names or time 0 after
 // the fact would need a mutable sink.

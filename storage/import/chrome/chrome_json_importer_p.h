@@ -8,6 +8,7 @@
 #include "model/resource_tree.h"
 #include "storage/import/chrome/chrome_event_reader.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -82,6 +83,11 @@ struct TransparentHash
 };
 template<class V>
 using StringMap = std::unordered_map<std::string, V, TransparentHash, std::equal_to<>>;
+
+/// A hash of `text` that reads at most its first and last 8 bytes and its length: cheap for
+/// the long names of kernels, good enough to spread a small cache (a collision only costs
+/// a lookup).
+std::uint64_t quickHash(std::string_view text);
 
 constexpr model::TimeNs kNoTime = std::numeric_limits<model::TimeNs>::min();
 
@@ -173,8 +179,17 @@ private:
     StringMap<std::uint32_t> m_threadIndex;
     StringMap<std::uint32_t> m_processIndex;
     std::string m_key;
-    std::string m_lastKey;
-    std::uint32_t m_lastThread = 0;
+    // The threads looked up lately, by quickHash() of pid and tid: events alternate
+    // between a few threads (a CPU thread, its GPU stream), and comparing the ids costs
+    // less than building the map's key and hashing it.
+    struct RecentThread
+    {
+        std::string pid;
+        std::string tid;
+        std::uint32_t index = 0;
+        bool used = false;
+    };
+    std::array<RecentThread, 64> m_recent;
 };
 
 /// Pass 2: converts events (in file order) and emits them to the sink; finish() closes

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 
 namespace strata::storage::chrome {
 
@@ -275,10 +276,14 @@ MicrosValue readMicros(std::string_view raw)
     // most 15 whole digits it is always in range.
     const bool negative = !raw.empty() && raw[0] == '-';
     std::size_t i = negative ? 1 : 0;
+    auto digit = [&](std::size_t at) {  // raw[at]'s value, or more than 9
+        return static_cast<unsigned>(static_cast<unsigned char>(raw[at])) - '0';
+    };
     std::int64_t whole = 0;
     const std::size_t wholeStart = i;
-    while (i < raw.size() && raw[i] >= '0' && raw[i] <= '9' && i - wholeStart < 15)
-        whole = whole * 10 + (raw[i++] - '0');
+    const std::size_t wholeEnd = std::min(raw.size(), wholeStart + 15);
+    for (; i < wholeEnd && digit(i) <= 9; ++i)
+        whole = whole * 10 + digit(i);
     if (i > wholeStart && (i == raw.size() || raw[i] == '.')) {
         std::int64_t fraction = 0;
         int kept = 0;
@@ -286,13 +291,11 @@ MicrosValue readMicros(std::string_view raw)
         bool valid = true;
         if (i < raw.size()) {
             const std::size_t fractionStart = ++i;
-            for (; i < raw.size() && raw[i] >= '0' && raw[i] <= '9'; ++i) {
-                if (kept < 3) {
-                    fraction = fraction * 10 + (raw[i] - '0');
-                    ++kept;
-                } else if (i == fractionStart + 3) {
-                    roundUp = raw[i] >= '5';  // what follows cannot change the rounding
-                }
+            for (; i < raw.size() && kept < 3 && digit(i) <= 9; ++i, ++kept)
+                fraction = fraction * 10 + digit(i);
+            if (kept == 3 && i < raw.size() && digit(i) <= 9) {
+                roundUp = digit(i) >= 5;  // what follows cannot change the rounding
+                for (++i; i < raw.size() && digit(i) <= 9; ++i) {}
             }
             valid = i > fractionStart && i == raw.size();
         }
@@ -363,13 +366,30 @@ std::uint32_t ChromeLayout::process(std::string_view pid)
     return index;
 }
 
+std::uint64_t quickHash(std::string_view text)
+{
+    std::uint64_t head = 0;
+    std::uint64_t tail = 0;
+    const std::size_t n = text.size();
+    if (n >= 8) {
+        std::memcpy(&head, text.data(), 8);  // fixed sizes: no call
+        std::memcpy(&tail, text.data() + n - 8, 8);
+    } else {
+        for (char c : text)  // ids: "1000", "7"
+            head = (head << 8) | static_cast<unsigned char>(c);
+    }
+    return ((head * 0x9E3779B97F4A7C15ull) ^ (tail * 0xC2B2AE3D27D4EB4Full) ^ n)
+        * 0x165667B19E3779F9ull;
+}
+
 std::uint32_t ChromeLayout::thread(std::string_view pid, std::string_view tid)
 {
+    RecentThread& recent = m_recent[(quickHash(pid) ^ (quickHash(tid) >> 7)) >> 58];
+    if (recent.used && recent.pid == pid && recent.tid == tid)
+        return recent.index;
     m_key.assign(pid);
     m_key.push_back('\x1f');
     m_key.append(tid);
-    if (m_key == m_lastKey && !threads.empty())
-        return m_lastThread;  // runs of events on one thread are common
     auto it = m_threadIndex.find(m_key);
     std::uint32_t index = 0;
     if (it != m_threadIndex.end()) {
@@ -383,8 +403,10 @@ std::uint32_t ChromeLayout::thread(std::string_view pid, std::string_view tid)
         threads.back().order = index;
         m_threadIndex.emplace(m_key, index);
     }
-    m_lastKey = m_key;
-    m_lastThread = index;
+    recent.pid.assign(pid);
+    recent.tid.assign(tid);
+    recent.index = index;
+    recent.used = true;
     return index;
 }
 

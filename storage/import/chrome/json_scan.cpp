@@ -13,6 +13,9 @@ namespace {
 
 constexpr int kMaxDepth = 512;
 
+constexpr const char* kExpectedValue =
+    "expected a value (a string, number, object, array, true, false or null)";
+
 inline bool isSpace(char c)
 {
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
@@ -61,9 +64,7 @@ const char* skipLiteral(const char* p, const char* end, const char* base)
     std::string_view word = *p == 't' ? "true" : (*p == 'f' ? "false" : "null");
     std::size_t available = static_cast<std::size_t>(end - p);
     if (std::memcmp(p, word.data(), std::min(available, word.size())) != 0)
-        throw JsonSyntaxError { static_cast<std::size_t>(p - base),
-            "expected a value (a string, number, object, array, true, "
-            "false or null)" };
+        throw JsonSyntaxError { static_cast<std::size_t>(p - base), kExpectedValue };
     return available < word.size() ? nullptr : p + word.size();
 }
 
@@ -92,7 +93,9 @@ std::uint32_t readHex4(const char* p)
         (hexValue(p[0]) << 12) | (hexValue(p[1]) << 8) | (hexValue(p[2]) << 4) | hexValue(p[3]));
 }
 
-inline const char* skipString(const char* p, const char* end, const char* base)
+// Inlined everywhere: most strings are short keys, where a call costs as much as the search.
+[[gnu::always_inline]] inline const char* skipString(
+    const char* p, const char* end, const char* base)
 {
     for (;;) {
         p = findQuoteOrBackslash(p, end);
@@ -120,6 +123,27 @@ inline const char* skipString(const char* p, const char* end, const char* base)
     }
 }
 
+// The first byte in [p, end) that is not a decimal digit, or end. Timestamps have up to 16
+// digits: one 16-byte compare finds the end of most runs.
+inline const char* skipDigits(const char* p, const char* end)
+{
+#if defined(__SSE2__)
+    if (end - p >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        // Signed compares: bytes of 0x80 and above are negative, so not digits.
+        const __m128i digit = _mm_and_si128(
+            _mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)), _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+        const unsigned other = ~static_cast<unsigned>(_mm_movemask_epi8(digit)) & 0xFFFFu;
+        if (other != 0)
+            return p + __builtin_ctz(other);
+        p += 16;
+    }
+#endif
+    while (p < end && isDigit(*p))
+        ++p;
+    return p;
+}
+
 inline const char* skipNumber(const char* p, const char* end, const char* base)
 {
     auto error = [&](const char* at, const char* what) {
@@ -133,8 +157,7 @@ inline const char* skipNumber(const char* p, const char* end, const char* base)
     if (*q == '0') {
         ++q;
     } else if (isDigit(*q)) {
-        while (q < end && isDigit(*q))
-            ++q;
+        q = skipDigits(q + 1, end);
     } else {
         throw error(q, "expected a digit");
     }
@@ -142,8 +165,7 @@ inline const char* skipNumber(const char* p, const char* end, const char* base)
         return nullptr;
     if (*q == '.') {
         const char* digits = ++q;
-        while (q < end && isDigit(*q))
-            ++q;
+        q = skipDigits(q, end);
         if (q == end)
             return nullptr;
         if (q == digits)
@@ -156,14 +178,283 @@ inline const char* skipNumber(const char* p, const char* end, const char* base)
         if (*q == '+' || *q == '-')
             ++q;
         const char* digits = q;
-        while (q < end && isDigit(*q))
-            ++q;
+        q = skipDigits(q, end);
         if (q == end)
             return nullptr;
         if (q == digits)
             throw error(q, "expected a digit in the exponent");
     }
     return q;
+}
+
+// White space is rare between an event's tokens: one compare rules most bytes out.
+inline const char* skipSpace(const char* p, const char* end)
+{
+    while (p < end && static_cast<unsigned char>(*p) <= ' ' && isSpace(*p))
+        ++p;
+    return p;
+}
+
+// Members of nested objects go nowhere.
+struct NoFields
+{
+    void operator()(const JsonField&) const {}
+};
+constexpr NoFields kNoFields;
+
+// scanJsonObject()'s parser: recursive descent, one function per kind of value, each
+// returning the end of what it read, or nullptr when the text ends first (checked after
+// every token, so an error before the end is always reported). Errors are thrown at the
+// first byte that cannot continue the JSON text, left to right.
+class ObjectScanner
+{
+public:
+    ObjectScanner(const char* base, const char* end)
+        : m_base(base)
+        , m_end(end)
+    {}
+
+    // The object whose '{' is just before p, `depth` containers deep (the outermost is 1);
+    // its members go to `add`.
+    template<class Add>
+    const char* object(const char* p, int depth, const Add& add)
+    {
+        if (!(p = nextToken(p)))
+            return nullptr;
+        if (*p == '}')
+            return p + 1;
+        const char* expected = "expected a member name or '}'";
+        for (;;) {
+            if (*p != '"')
+                fail(p, expected);
+            const char* q = skipString(p + 1, m_end, m_base);
+            if (!q)
+                return nullptr;
+            const std::string_view key(p + 1, static_cast<std::size_t>(q - p - 1));
+            if (!(p = nextToken(q + 1)))
+                return nullptr;
+            if (*p != ':')
+                fail(p, "expected ':' after a member name");
+            const char* valueStart = nextToken(p + 1);
+            if (!valueStart || !(p = value(valueStart, depth)))
+                return nullptr;
+            add(JsonField {
+                key, std::string_view(valueStart, static_cast<std::size_t>(p - valueStart)) });
+            bool closed = false;
+            if (!(p = nextItem(p, '}', closed)) || closed)
+                return p;
+            expected = "expected a member name (a string)";
+        }
+    }
+
+private:
+    // The first byte at or after p that is not white space, or nullptr at the end. Compact
+    // JSON has punctuation right after each token: one compare takes that case.
+    const char* nextToken(const char* p) const
+    {
+        if (p == m_end)
+            return nullptr;
+        if (static_cast<unsigned char>(*p) > ' ')
+            return p;
+        p = skipSpace(p, m_end);
+        return p == m_end ? nullptr : p;
+    }
+
+    // After a member or an element: past the ',' to the next one's first byte, or past
+    // `close` when the container ends there (`closed`); nullptr when the text ends first.
+    const char* nextItem(const char* p, char close, bool& closed) const
+    {
+        if (!(p = nextToken(p)))
+            return nullptr;
+        if (*p == close) {
+            closed = true;
+            return p + 1;
+        }
+        if (*p != ',')
+            fail(p, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+        return nextToken(p + 1);
+    }
+
+    [[noreturn]] void fail(const char* at, const char* what) const
+    {
+        throw JsonSyntaxError { static_cast<std::size_t>(at - m_base), what };
+    }
+
+    // The value that starts at p (< end, not white space), inside `depth` containers.
+    const char* value(const char* p, int depth)
+    {
+        const char c = *p;
+        if (c == '"') {
+            const char* q = skipString(p + 1, m_end, m_base);
+            return q ? q + 1 : nullptr;
+        }
+        if (c == '-' || isDigit(c))
+            return skipNumber(p, m_end, m_base);
+        if (c == '{' || c == '[') {
+            if (depth == kMaxDepth)
+                fail(p, "expected less deeply nested values");
+            return c == '{' ? object(p + 1, depth + 1, kNoFields) : array(p + 1, depth + 1);
+        }
+        if (c == 't' || c == 'f' || c == 'n')
+            return skipLiteral(p, m_end, m_base);
+        fail(p, kExpectedValue);
+    }
+
+    const char* array(const char* p, int depth)
+    {
+        if (!(p = nextToken(p)))
+            return nullptr;
+        if (*p == ']')
+            return p + 1;
+        for (;;) {
+            bool closed = false;
+            if (!(p = value(p, depth)) || !(p = nextItem(p, ']', closed)) || closed)
+                return p;
+        }
+    }
+
+    const char* m_base;
+    const char* m_end;
+};
+
+// listJsonObject()'s reader, for text scanJsonObject() has accepted: it follows only
+// quotes, escapes and brackets, and skips nested values whole. Anything it does not expect
+// (text changed since it was checked) makes it give up: it returns kUnexpected.
+const char* const kUnexpected = reinterpret_cast<const char*>(1);
+
+// Bit i set where p[i] is '"', '\\', '{', '}', '[' or ']' (16 bytes).
+#if defined(__SSE2__)
+inline unsigned structuralMask(const char* p)
+{
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i quotes =
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+    const __m128i braces =
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('{')), _mm_cmpeq_epi8(v, _mm_set1_epi8('}')));
+    const __m128i brackets =
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('[')), _mm_cmpeq_epi8(v, _mm_set1_epi8(']')));
+    return static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_or_si128(quotes, _mm_or_si128(braces, brackets))));
+}
+#endif
+
+// The end of the object or array that opens at p, or nullptr when end comes first.
+inline const char* skipCheckedNested(const char* p, const char* end)
+{
+    int depth = 0;
+    bool inString = false;
+    const char* skipTo = p;  // the character after a backslash is skipped
+    auto step = [&](const char* at) -> const char* {
+        if (at < skipTo)
+            return nullptr;
+        const char c = *at;
+        if (inString) {
+            if (c == '\\')
+                skipTo = at + 2;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '{' || c == '[') {
+            ++depth;
+        } else if (c == '}' || c == ']') {
+            if (--depth == 0)
+                return at + 1;
+        }
+        return nullptr;
+    };
+#if defined(__SSE2__)
+    while (end - p >= 16) {
+        for (unsigned mask = structuralMask(p); mask != 0; mask &= mask - 1) {
+            if (const char* done = step(p + __builtin_ctz(mask)))
+                return done;
+        }
+        p += 16;
+    }
+#endif
+    for (; p < end; ++p) {
+        const char c = *p;
+        if (c == '"' || c == '\\' || c == '{' || c == '}' || c == '[' || c == ']') {
+            if (const char* done = step(p))
+                return done;
+        }
+    }
+    return nullptr;
+}
+
+// The end of the number or literal at p (the first ',', '}' or white space), or nullptr
+// when end comes first.
+inline const char* skipCheckedToken(const char* p, const char* end)
+{
+#if defined(__SSE2__)
+    if (end - p >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i space =
+            _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(' ')), _mm_set1_epi8(' '));
+        const __m128i stop = _mm_or_si128(
+            _mm_cmpeq_epi8(v, _mm_set1_epi8(',')), _mm_cmpeq_epi8(v, _mm_set1_epi8('}')));
+        const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(space, stop)));
+        if (mask != 0) {
+            const char* q = p + __builtin_ctz(mask);
+            if (static_cast<unsigned char>(*q) >= ' ' || isSpace(*q))
+                return q;
+            p = q;  // a control character (not JSON): go on byte by byte from it
+        }
+    }
+#endif
+    while (p < end && *p != ',' && *p != '}' && !isSpace(*p))
+        ++p;
+    return p == end ? nullptr : p;
+}
+
+// listJsonObject() proper: the end of the object at base, nullptr when the text ends first,
+// or kUnexpected.
+template<class Add>
+const char* listCheckedObject(const char* base, const char* end, const Add& add)
+{
+    const char* p = skipSpace(base + 1, end);
+    if (p == end)
+        return nullptr;
+    if (*p == '}')
+        return p + 1;
+    for (;;) {
+        if (*p != '"')
+            return kUnexpected;
+        const char* q = skipString(p + 1, end, base);
+        if (!q)
+            return nullptr;
+        const std::string_view key(p + 1, static_cast<std::size_t>(q - p - 1));
+        p = skipSpace(q + 1, end);
+        if (p == end)
+            return nullptr;
+        if (*p != ':')
+            return kUnexpected;
+        const char* value = skipSpace(p + 1, end);
+        if (value == end)
+            return nullptr;
+        const char c = *value;
+        if (c == '"') {
+            q = skipString(value + 1, end, base);
+            q = q ? q + 1 : nullptr;
+        } else if (c == '{' || c == '[') {
+            q = skipCheckedNested(value, end);
+        } else {
+            q = skipCheckedToken(value, end);
+        }
+        if (!q)
+            return nullptr;
+        add(JsonField { key, std::string_view(value, static_cast<std::size_t>(q - value)) });
+        p = skipSpace(q, end);
+        if (p == end)
+            return nullptr;
+        if (*p == '}')
+            return p + 1;
+        if (*p != ',')
+            return kUnexpected;
+        p = skipSpace(p + 1, end);
+        if (p == end)
+            return nullptr;
+    }
 }
 
 }  // namespace
@@ -178,134 +469,69 @@ const char* skipJsonNumber(const char* p, const char* end, const char* base)
     return skipNumber(p, end, base);
 }
 
-std::size_t scanJsonObject(std::string_view text, std::vector<JsonField>& fields)
+namespace {
+
+template<class Add>
+std::size_t scanObject(std::string_view text, const Add& add)
 {
-    enum class Expect { KeyOrClose, Key, Colon, Value, ValueOrClose, CommaOrClose };
-    fields.clear();
-    const char* const base = text.data();
-    const char* const end = base + text.size();
-    auto error = [&](const char* at, const char* what) {
-        return JsonSyntaxError { static_cast<std::size_t>(at - base), what };
-    };
     if (text.empty())
         return 0;
+    const char* const base = text.data();
     if (*base != '{')
-        throw error(base, "expected '{'");
+        throw JsonSyntaxError { 0, "expected '{'" };
+    ObjectScanner scanner(base, base + text.size());
+    const char* end = scanner.object(base + 1, 1, add);
+    return end ? static_cast<std::size_t>(end - base) : 0;
+}
 
-    // Members go to a local array first: most objects have a handful, and one copy at the
-    // end is cheaper than growing the vector member by member.
-    constexpr std::size_t kLocalFields = 32;
-    JsonField local[kLocalFields];
-    std::size_t count = 0;
-    std::string_view key;
-    const char* valueStart = nullptr;
-    auto addField = [&](const char* valueEnd) {
-        const JsonField field { key,
-            std::string_view(valueStart, static_cast<std::size_t>(valueEnd - valueStart)) };
-        if (count < kLocalFields) {
-            local[count] = field;
-        } else {
-            if (count == kLocalFields)
-                fields.assign(local, local + kLocalFields);
-            fields.push_back(field);
-        }
-        ++count;
-    };
-
-    bool inObject[kMaxDepth];
-    int depth = 1;
-    inObject[0] = true;
-    Expect expect = Expect::KeyOrClose;
-    const char* p = base + 1;
-    for (;;) {
-        while (p < end && isSpace(*p))
-            ++p;
-        if (p == end)
-            return 0;
-        const char c = *p;
-        switch (expect) {
-        case Expect::KeyOrClose:
-        case Expect::Key: {
-            if (c == '}' && expect == Expect::KeyOrClose)
-                break;  // an empty object: closed below
-            if (c != '"')
-                throw error(p,
-                    expect == Expect::Key ? "expected a member name (a string)"
-                                          : "expected a member name or '}'");
-            const char* q = skipString(p + 1, end, base);
-            if (!q)
-                return 0;
-            if (depth == 1)
-                key = std::string_view(p + 1, static_cast<std::size_t>(q - p - 1));
-            p = q + 1;
-            expect = Expect::Colon;
-            continue;
-        }
-        case Expect::Colon:
-            if (c != ':')
-                throw error(p, "expected ':' after a member name");
-            ++p;
-            expect = Expect::Value;
-            continue;
-        case Expect::ValueOrClose:
-            if (c == ']')
-                break;  // an empty array: closed below
-            [[fallthrough]];
-        case Expect::Value: {
-            if (depth == 1)
-                valueStart = p;
-            if (c == '{' || c == '[') {
-                if (depth == kMaxDepth)
-                    throw error(p, "expected less deeply nested values");
-                inObject[depth++] = c == '{';
-                ++p;
-                expect = c == '{' ? Expect::KeyOrClose : Expect::ValueOrClose;
-                continue;
-            }
-            const char* q = nullptr;
-            if (c == '"') {
-                q = skipString(p + 1, end, base);
-                if (q)
-                    ++q;
-            } else if (c == '-' || isDigit(c)) {
-                q = skipNumber(p, end, base);
-            } else if (c == 't' || c == 'f' || c == 'n') {
-                q = skipLiteral(p, end, base);
-            } else {
-                throw error(p,
-                    "expected a value (a string, number, object, array, true, false "
-                    "or null)");
-            }
-            if (!q)
-                return 0;
-            p = q;
-            if (depth == 1)
-                addField(p);
-            expect = Expect::CommaOrClose;
-            continue;
-        }
-        case Expect::CommaOrClose:
-            if (c == ',') {
-                ++p;
-                expect = inObject[depth - 1] ? Expect::Key : Expect::Value;
-                continue;
-            }
-            if (c == (inObject[depth - 1] ? '}' : ']'))
-                break;
-            throw error(p, inObject[depth - 1] ? "expected ',' or '}'" : "expected ',' or ']'");
-        }
-        // Close the innermost object or array at p.
-        ++p;
-        --depth;
-        if (depth == 0) {
-            if (count <= kLocalFields)
-                fields.assign(local, local + count);
-            return static_cast<std::size_t>(p - base);
-        }
-        if (depth == 1)
-            addField(p);
-        expect = Expect::CommaOrClose;
+template<class Add, class Restart>
+std::size_t listObject(std::string_view text, const Add& add, const Restart& restart)
+{
+    if (text.empty())
+        return 0;
+    const char* const base = text.data();
+    const char* end = *base == '{' ? listCheckedObject(base, base + text.size(), add) : kUnexpected;
+    if (end == kUnexpected) {
+        restart();
+        return scanObject(text, add);  // says what is wrong
     }
+    return end ? static_cast<std::size_t>(end - base) : 0;
+}
+
+}  // namespace
+
+std::size_t scanJsonObject(std::string_view text, std::vector<JsonField>& fields)
+{
+    fields.clear();
+    const std::size_t n = scanObject(text, [&](const JsonField& f) { fields.push_back(f); });
+    if (n == 0)
+        fields.clear();
+    return n;
+}
+
+std::size_t scanJsonObject(std::string_view text, const JsonFieldSink& sink)
+{
+    return scanObject(text, [&](const JsonField& f) { sink.add(sink.context, f); });
+}
+
+std::size_t listJsonObject(std::string_view text, std::vector<JsonField>& fields)
+{
+    fields.clear();
+    const std::size_t n = listObject(
+        text, [&](const JsonField& f) { fields.push_back(f); }, [&] { fields.clear(); });
+    if (n == 0)
+        fields.clear();
+    return n;
+}
+
+std::size_t listJsonObject(std::string_view text, const JsonFieldSink& sink)
+{
+    return listObject(
+        text, [&](const JsonField& f) { sink.add(sink.context, f); },
+        [&] {
+            if (sink.restart)
+                sink.restart(sink.context);
+        });
 }
 
 std::string_view findJsonField(const std::vector<JsonField>& fields, std::string_view key)
@@ -385,33 +611,43 @@ std::optional<std::string_view> jsonString(std::string_view raw, std::string& sc
 
 void minifyJson(std::string_view raw, std::string& out)
 {
-    out.clear();
-    out.reserve(raw.size());
+    // Written in place: the text only shrinks. Runs between strings and white space are
+    // copied whole (args are mostly such runs and short strings).
+    out.resize(raw.size());
+    char* o = out.data();
     const char* p = raw.data();
     const char* const end = p + raw.size();
+    auto copy = [&](const char* to) {
+        std::memcpy(o, p, static_cast<std::size_t>(to - p));
+        o += to - p;
+        p = to;
+    };
     while (p < end) {
-        const char c = *p;
-        if (c == '"') {
-            // Copy the whole string, escapes included.
-            const char* q = p + 1;
-            for (;;) {
-                q = findQuoteOrBackslash(q, end);
-                if (q == end || *q == '"')
-                    break;
-                q += 2;  // an escape: skip the backslash and the escaped character
-                if (q > end)
-                    q = end;
-            }
-            if (q < end)
-                ++q;
-            out.append(p, static_cast<std::size_t>(q - p));
-            p = q;
-        } else {
-            if (!isSpace(c))
-                out.push_back(c);
-            ++p;
+        const char* q = p;
+        while (q < end && *q != '"' && !isSpace(*q))
+            ++q;
+        copy(q);
+        if (p == end)
+            break;
+        if (*p != '"') {
+            ++p;  // white space: dropped
+            continue;
         }
+        // The whole string, escapes included.
+        q = p + 1;
+        for (;;) {
+            q = findQuoteOrBackslash(q, end);
+            if (q == end || *q == '"')
+                break;
+            q += 2;  // an escape: skip the backslash and the escaped character
+            if (q > end)
+                q = end;
+        }
+        if (q < end)
+            ++q;
+        copy(q);
     }
+    out.resize(static_cast<std::size_t>(o - out.data()));
 }
 
 }  // namespace strata::storage

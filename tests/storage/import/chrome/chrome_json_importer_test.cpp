@@ -168,6 +168,77 @@ TEST_CASE("scanJsonObject lists top-level members and checks syntax", "[chrome]"
     CHECK(errorAt(R"({"a": -})") == 7);
 }
 
+TEST_CASE("listJsonObject lists what scanJsonObject lists, and hands bad text to it", "[chrome]") {
+    // Pass 2 of an import lists the members of events pass 1 checked; it must find the
+    // same members and the same ends, cut anywhere, and report text whose members it
+    // cannot follow (a file changed between the passes) exactly as scanJsonObject does.
+    const std::vector<std::string> valid = {
+        R"({"ph": "X", "ts": 1.5e3, "args": {"a": [1, {"}": "]"}], "b": null}, "t": true})",
+        R"({"name":"k\"}{[\\","args":{"s":"\\\"]}","grid":[24,32,1]},"dur":-0.5E-3})",
+        "{ \"a\" :\n[ ] , \"b\":{ } ,\"c\" : \"\\u00e9\\/\" ,\"d\":false\t}",
+        "{}",
+    };
+    std::vector<storage::JsonField> scanned;
+    std::vector<storage::JsonField> listed;
+    auto same = [](const std::vector<storage::JsonField>& a,
+                    const std::vector<storage::JsonField>& b) {
+        if (a.size() != b.size())
+            return false;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            if (a[i].key != b[i].key || a[i].value != b[i].value)
+                return false;
+        }
+        return true;
+    };
+    for (const std::string& text : valid) {
+        for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+            const std::string_view part = std::string_view(text).substr(0, cut);
+            const std::size_t n = storage::scanJsonObject(part, scanned);
+            CHECK(storage::listJsonObject(part, listed) == n);
+            CHECK(same(scanned, listed));
+        }
+    }
+
+    // Members sorted as they come, and dropped when the lister gives up.
+    struct Seen
+    {
+        std::vector<std::string> keys;
+        int restarts = 0;
+    } seen;
+    const storage::JsonFieldSink sink { [](void* to, const storage::JsonField& f) {
+                                           static_cast<Seen*>(to)->keys.emplace_back(f.key);
+                                       },
+        [](void* to) {
+            static_cast<Seen*>(to)->keys.clear();
+            ++static_cast<Seen*>(to)->restarts;
+        },
+        &seen };
+    CHECK(storage::listJsonObject(valid[0], sink) == valid[0].size());
+    CHECK(seen.keys == std::vector<std::string> { "ph", "ts", "args", "t" });
+    CHECK(seen.restarts == 0);
+
+    for (const std::string bad : { R"({"a": 1, "b" 2})", R"({"a": 1 "b": 2})", R"([1])",
+             R"({"a": 1, 2: 3})", R"({"a": [1, 2], "b": 2 x})" }) {
+        std::size_t scanError = std::string::npos;
+        std::size_t listError = std::string::npos;
+        try {
+            storage::scanJsonObject(bad, scanned);
+        } catch (const storage::JsonSyntaxError& e) {
+            scanError = e.offset;
+        }
+        seen = {};
+        try {
+            storage::listJsonObject(bad, sink);
+        } catch (const storage::JsonSyntaxError& e) {
+            listError = e.offset;
+        }
+        CAPTURE(bad);
+        CHECK(scanError != std::string::npos);
+        CHECK(listError == scanError);
+    }
+    CHECK(seen.restarts == 1);  // the last one: the lister met 'x' and gave up
+}
+
 TEST_CASE("jsonString decodes escapes and minifyJson keeps strings", "[chrome]") {
     std::string scratch;
     CHECK(storage::jsonString(R"("plain")", scratch) == std::optional<std::string_view>("plain"));
