@@ -127,11 +127,11 @@ inline bool nextValue(const char*& p, const char* end, double& value)
     if (const auto r = std::from_chars(p, end, i); r.ec == std::errc() && fieldEnds(r.ptr)) {
         value = double(i);
         ptr = r.ptr;
-    } else if (const auto r = std::from_chars(p, end, u); r.ec == std::errc() && fieldEnds(r.ptr)) {
+    } else if (const auto ru = std::from_chars(p, end, u); ru.ec == std::errc() && fieldEnds(ru.ptr)) {
         value = double(u);
-        ptr = r.ptr;
-    } else if (const auto r = std::from_chars(p, end, value); r.ec == std::errc() && fieldEnds(r.ptr)) {
-        ptr = r.ptr;
+        ptr = ru.ptr;
+    } else if (const auto rd = std::from_chars(p, end, value); rd.ec == std::errc() && fieldEnds(rd.ptr)) {
+        ptr = rd.ptr;
     } else {
         return false;
     }
