@@ -51,7 +51,8 @@ enum class CellDetail : std::uint8_t {
     Full,
     /// What the timeline draws of a cell: its bucket, depth and one entry holding its
     /// whole coverage under its most covered name and role; count and the longest event
-    /// are 0 (decodeDrawnIntervalSummaryTile). A cold jump decodes a third of the numbers.
+    /// are 0 (decodeDrawnIntervalSummaryTile). A cold jump inflates and reads the first
+    /// of a format 4 tile's two frames only (bench/RESULTS.md, session 9).
     Drawn,
 };
 
