@@ -191,20 +191,28 @@ void expectEnd(const ByteReader& in)
     throw CorruptTile(what);
 }
 
-model::Role decodeRole(ByteReader& in)
+model::Role checkedRole(std::uint8_t r)
 {
-    const std::uint8_t r = in.u8();
     if (r >= model::kRoleCount) [[unlikely]]
         corrupt("tile holds an unknown role");
     return static_cast<model::Role>(r);
 }
 
-model::Depth decodeDepth(ByteReader& in)
+model::Depth checkedDepth(std::uint64_t d)
 {
-    const std::uint64_t d = in.varint();
     if (d >= model::kAutoDepth) [[unlikely]]
         corrupt("tile holds an impossible depth");
     return static_cast<model::Depth>(d);
+}
+
+model::Role decodeRole(ByteReader& in)
+{
+    return checkedRole(in.u8());
+}
+
+model::Depth decodeDepth(ByteReader& in)
+{
+    return checkedDepth(in.varint());
 }
 
 std::uint32_t decodeId(ByteReader& in)
@@ -739,14 +747,6 @@ std::string encodeTile(const IntervalSummaryTile& tile, int zstdLevel)
 
 namespace {
 
-model::Role checkedRole(const char* roles, std::uint64_t i)
-{
-    const auto role = static_cast<std::uint8_t>(roles[i]);
-    if (role >= model::kRoleCount) [[unlikely]]
-        corrupt("tile holds an unknown role");
-    return static_cast<model::Role>(role);
-}
-
 /// Coverage entries as a summary body ends with them: `n` names, `n` roles (a byte each)
 /// and `n` coverages, the last column ending at the body's end.
 struct EntryColumns
@@ -763,7 +763,10 @@ struct EntryColumns
         if (coverages.end() != end)
             corrupt("tile has bytes after its last column");
     }
-    model::Role role(std::uint64_t i) const { return checkedRole(roles, i); }
+    model::Role role(std::uint64_t i) const
+    {
+        return checkedRole(static_cast<std::uint8_t>(roles[i]));
+    }
 
 private:
     static const char* rolesOf(const char* p, const char* end, std::uint64_t n)
@@ -773,13 +776,6 @@ private:
         return p;
     }
 };
-
-model::Depth checkedDepth(std::uint64_t depth)
-{
-    if (depth >= model::kAutoDepth) [[unlikely]]
-        corrupt("tile holds an impossible depth");
-    return static_cast<model::Depth>(depth);
-}
 
 std::int64_t addDelta(std::int64_t previous, std::int64_t delta)
 {
