@@ -127,36 +127,17 @@ void PlotCanvas::Clipped::clear() const
     }
 }
 
-void PlotCanvas::Clipped::fill(QRect box, QRgb color) const
+void PlotCanvas::Clipped::fillOther(QRect box, QRgb color) const
 {
-    const PlotCanvas& c = *m_canvas;
     box = box.normalized();  // as QPainter takes it
-    if (!c.pixels()) {
-        box = box.intersected(m_clip);
-        if (!box.isEmpty())
-            c.m_painter.fillRect(box, QColor::fromRgb(color));
+    if (m_canvas->pixels()) {
+        if (box.width() > 0 && box.height() > 0)
+            fill(box, color);
         return;
     }
-    // ~10^5 calls a frame, most one pixel wide: clip by hand, write without a library call.
-    const int scale = c.m_scale;
-    const QRect area = c.m_area;
-    const int x0 = (std::max(box.left(), m_clip.left()) - area.left()) * scale;
-    const int x1 =
-        (std::min(box.left() + box.width(), m_clip.left() + m_clip.width()) - area.left()) * scale;
-    const int y0 = (std::max(box.top(), m_clip.top()) - area.top()) * scale;
-    const int y1 =
-        (std::min(box.top() + box.height(), m_clip.top() + m_clip.height()) - area.top()) * scale;
-    if (x0 >= x1 || y0 >= y1)
-        return;
-    const qsizetype stride = c.m_stride;
-    QRgb* line = c.m_bits + y0 * stride + x0;
-    if (x1 - x0 == 1) {
-        for (int y = y0; y < y1; ++y, line += stride)
-            *line = color;
-        return;
-    }
-    for (int y = y0; y < y1; ++y, line += stride)
-        std::fill(line, line + (x1 - x0), color);
+    box = box.intersected(m_clip);
+    if (!box.isEmpty())
+        m_canvas->m_painter.fillRect(box, QColor::fromRgb(color));
 }
 
 }  // namespace strata::views

@@ -3,6 +3,7 @@
 
 #include "model/value_units.h"
 #include "views/counter_series.h"
+#include "views/pixel_columns.h"
 #include "views/plot_canvas.h"
 #include "views/timeline_renderer.h"
 
@@ -42,34 +43,51 @@ void TimelineRenderer::paintCounter(const PlotCanvas::Clipped& canvas, const Row
     const int width = f.plotWidthPx();
     constexpr double kNone = std::numeric_limits<double>::infinity();
     std::vector<double> lo(width, kNone), hi(width, -kNone);
-    double vmin = kNone, vmax = -kNone;  // over the steps shown: the row's value range
-    // f.xOf(t) - f.labelWidthPx, with the scale taken once (xOf divides) and each step's
-    // end, the next sample's start, converted once.
-    const double pxPerNs = f.pxPerNs();
-    const double label = f.labelWidthPx;
-    model::TimeNs lastT = f.window.startNs;
-    int lastColumn = 0;
-    auto column = [&](model::TimeNs t) {
-        if (t != lastT) {
-            const double x = label + static_cast<double>(t - f.window.startNs) * pxPerNs;
-            lastColumn = static_cast<int>(std::clamp(std::floor(x - label), -1.0, double(width)));
-            lastT = t;
+    // f.xOf(t) - f.labelWidthPx, floored: a step inside the last column (most of a wide
+    // window's) costs two compares.
+    PixelColumns column(f.window.startNs, f.pxPerNs(), width, f.labelWidthPx);
+    // The steps of the column where the last step ended, folded in registers until a step
+    // leaves it: a wide window has ~10 steps a column.
+    int runX = -1;
+    double runLo = kNone, runHi = -kNone;
+    auto endRun = [&] {
+        if (runX >= 0) {
+            lo[runX] = std::min(lo[runX], runLo);
+            hi[runX] = std::max(hi[runX], runHi);
         }
-        return lastColumn;
     };
-    forEachCounterStep(slice, m_store.grid(),
-        counterHoldEnd(f.window, m_store.summary(row.track).lastNs), [&](const CounterStep& step) {
+    forEachCounterStep(
+        slice, m_store.grid(), counterHoldEnd(f.window, m_store.summary(row.track).lastNs),
+        // Inline: a call per step was a third of the row's cost.
+        [&](const CounterStep& step) __attribute__((always_inline)) {
             if (!step.showsIn(f.window))
                 return;
-            vmin = std::min(vmin, step.min);
-            vmax = std::max(vmax, step.max);
+            // A step shown starts left of the plot's right edge and ends right of its left
+            // edge: x0 <= x1.
             const int x0 = std::max(0, column(step.startNs));
             const int x1 = std::min(width - 1, column(step.endNs));
-            for (int x = x0; x <= x1; ++x) {
+            if (x0 == runX && x1 == runX) {
+                runLo = std::min(runLo, step.min);
+                runHi = std::max(runHi, step.max);
+                return;
+            }
+            endRun();
+            for (int x = x0; x < x1; ++x) {
                 lo[x] = std::min(lo[x], step.min);
                 hi[x] = std::max(hi[x], step.max);
             }
+            runX = x1;
+            runLo = step.min;
+            runHi = step.max;
         });
+    endRun();
+    // The row's value range: every step shown covers a column (it starts before the
+    // window's end and ends after its start), so the columns' extremes are the steps'.
+    double vmin = kNone, vmax = -kNone;
+    for (int x = 0; x < width; ++x) {
+        vmin = std::min(vmin, lo[x]);
+        vmax = std::max(vmax, hi[x]);
+    }
     if (!(vmin <= vmax))
         return;  // nothing held in the window
     const int top = f.rowTop(row);
@@ -81,8 +99,8 @@ void TimelineRenderer::paintCounter(const PlotCanvas::Clipped& canvas, const Row
     for (int x = 0; x < width; ++x) {
         if (lo[x] > hi[x])
             continue;  // no step over this column
-        const int yHigh = static_cast<int>(std::floor(yOf(hi[x])));
-        const int yLow = static_cast<int>(std::floor(yOf(lo[x])));
+        const int yHigh = floorToInt(yOf(hi[x]));
+        const int yLow = floorToInt(yOf(lo[x]));
         canvas.fill(QRect(f.labelWidthPx + x, yHigh, 1, yLow - yHigh + 1), color);
     }
     // The row's value range, on a plate so it stays legible over a busy envelope (not in

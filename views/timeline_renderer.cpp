@@ -1,5 +1,6 @@
 #include "views/timeline_renderer.h"
 
+#include "views/pixel_columns.h"
 #include "views/plot_canvas.h"
 #include "views/time_ticks.h"
 
@@ -148,7 +149,10 @@ void TimelineRenderer::paintCells(const PlotCanvas::Clipped& canvas, const Timel
                         .rgb()};
         }
         const QRgb color = memo.rgb;
-        for (int x = std::max(0, static_cast<int>(std::floor(x0))); x < std::min<double>(width, x1); ++x) {
+        // Columns floor(x0) .. those left of x1 (x < x1: x < ceil(x1)).
+        const int first = std::max(0, floorToInt(std::clamp(x0, -1.0, double(width))));
+        const int end = std::min(width, -floorToInt(std::clamp(-x1, -width - 1.0, 1.0)));
+        for (int x = first; x < end; ++x) {
             Column& col = columns[static_cast<std::size_t>(c.depth) * width + x];
             const double part = (std::min(x1, x + 1.0) - std::max(x0, double(x))) * nsPerPx;
             col.covered += part;
@@ -200,9 +204,9 @@ void TimelineRenderer::paintIntervals(const PlotCanvas::Clipped& canvas, const R
     const int lane = m_layout.laneHeightPx;
     const double plotLeft = f.labelWidthPx;
     auto xOf = [&](model::TimeNs t) { return std::clamp(f.xOf(t), plotLeft - 2.0, plotLeft + f.plotWidthPx() + 2.0); };
-    // The column QPainter fills.
+    // The column QPainter fills (x is clamped near the plot).
     auto pixel = [](double x) {
-        return static_cast<int>(std::floor(x + 0.5));
+        return floorToInt(x + 0.5);
     };
     const bool labels = text.labels;
     const int minLabelBoxPx = text.minLabelBoxPx;

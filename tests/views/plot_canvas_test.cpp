@@ -77,10 +77,13 @@ TEST_CASE("a plot canvas draws the same pixels as QPainter boxes", "[gui][timeli
     std::uniform_int_distribution<int> coordinate(-20, 420);
     std::uniform_int_distribution<int> extent(0, 40);
     std::vector<std::pair<QRect, QRgb>> boxes;
-    for (int i = 0; i < 2000; ++i)
-        boxes.emplace_back(QRect(coordinate(random), coordinate(random) / 4, extent(random) / 8 + 1,
-                               extent(random)),
-            qRgb(random() % 256, random() % 256, random() % 256));
+    for (int i = 0; i < 2000; ++i) {
+        QRect box(
+            coordinate(random), coordinate(random) / 4, extent(random) / 8 + 1, extent(random));
+        if (i % 16 == 0)  // flipped, as QRect(QPoint, QPoint) with the corners swapped gives
+            box = QRect(box.left(), box.top(), -box.width(), -box.height());
+        boxes.emplace_back(box, qRgb(random() % 256, random() % 256, random() % 256));
+    }
     // A plain screen or image and a HiDPI one; images the canvas writes into (32-bit
     // opaque words) and one it blits onto; the whole canvas in the painter's clip, and
     // a clip smaller than the canvas (as a widget's partial update gives).
