@@ -127,6 +127,36 @@ void PlotCanvas::Clipped::clear() const
     }
 }
 
+void PlotCanvas::Clipped::multiply(QPoint at, const QImage& mask, QRect clip) const
+{
+    const PlotCanvas& c = *m_canvas;
+    if (!c.pixels() || mask.format() != QImage::Format_RGB32)
+        return;
+    const int scale = c.m_scale;
+    const QRect within = clip.intersected(m_clip).translated(-c.m_area.topLeft());
+    const QPoint origin = (at - c.m_area.topLeft()) * scale;  // the mask's, in canvas pixels
+    const int x0 = std::max(within.left() * scale, origin.x());
+    const int x1 = std::min((within.left() + within.width()) * scale, origin.x() + mask.width());
+    const int y0 = std::max(within.top() * scale, origin.y());
+    const int y1 = std::min((within.top() + within.height()) * scale, origin.y() + mask.height());
+    // d * k / 255 rounded, for d, k in 0..255.
+    auto times = [](QRgb d, QRgb k, int shift) {
+        const unsigned v = ((d >> shift) & 0xff) * ((k >> shift) & 0xff) + 128;
+        return ((v + (v >> 8)) >> 8) << shift;
+    };
+    for (int y = y0; y < y1; ++y) {
+        const auto* k =
+            reinterpret_cast<const QRgb*>(mask.constScanLine(y - origin.y())) + (x0 - origin.x());
+        QRgb* d = c.m_bits + y * c.m_stride + x0;
+        for (int x = 0; x < x1 - x0; ++x) {
+            if (k[x] == 0xffffffffu)
+                continue;  // no ink: most of a name's pixels
+            d[x] =
+                0xff000000u | times(d[x], k[x], 16) | times(d[x], k[x], 8) | times(d[x], k[x], 0);
+        }
+    }
+}
+
 void PlotCanvas::Clipped::fillOther(QRect box, QRgb color) const
 {
     box = box.normalized();  // as QPainter takes it

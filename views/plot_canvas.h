@@ -94,6 +94,10 @@ public:
         }
         /// Makes the clip white: first thing, before any fill in it.
         void clear() const;
+        /// Multiplies the pixels under `mask` (an RGB32 image at the canvas's scale, its
+        /// top-left at `at` in painter coordinates), channel by channel, within `clip`:
+        /// black text drawn on white (TextMasks) over what is there. Pixel canvases only.
+        void multiply(QPoint at, const QImage& mask, QRect clip) const;
 
     private:
         friend class PlotCanvas;
@@ -113,6 +117,11 @@ public:
     /// what is painted afterwards goes over them.
     void draw();
     bool pixels() const { return m_scale > 0; }
+    /// Device pixels per painter unit (0: the canvas passes boxes to the painter).
+    int scale() const
+    {
+        return m_scale;
+    }
 
 private:
     QPainter& m_painter;

@@ -248,23 +248,53 @@ void TimelineRenderer::paintIntervals(const PlotCanvas::Clipped& canvas, const R
         canvas.fill(QRect(pixel(xOf(c.firstNs)), top, 1, tickPx), qRgb(0x30, 0x30, 0x30));
 }
 
-void TimelineRenderer::paintMarks(
-    QPainter& p, const TimelineFrame& f, const TimelineHighlights& h, const PlotMarks& marks) const
+template<typename Name>
+void TimelineRenderer::forEachName(
+    const QFontMetrics& metrics, const TimelineFrame& f, const PlotMarks& marks, Name&& name) const
 {
-    const QFontMetrics metrics(p.font());
-    const bool labels = m_layout.laneHeightPx >= metrics.height() - 2;
+    if (m_layout.laneHeightPx < metrics.height() - 2)
+        return;  // lanes too low for text
     const int minLabelBoxPx = 6 * metrics.averageCharWidth();  // costly: once a frame, not per box
     for (const auto& [e, box] : marks.boxes) {
-        if (!h.matches.empty() && h.matches.count(e->name)) {
-            p.setPen(QPen(Qt::black, 2));
-            p.drawRect(QRectF(box).adjusted(1, 1, -1, -1));
+        if (box.width() <= minLabelBoxPx)
+            continue;
+        const QRect inView =
+            box.intersected(QRect(f.labelWidthPx, box.top(), f.plotWidthPx(), box.height()));
+        name(inView.adjusted(2, 0, -2, 0), label(e->name, metrics, inView.width() - 4));
+    }
+}
+
+void TimelineRenderer::inkNames(
+    const PlotCanvas& canvas, QPainter& p, const TimelineFrame& f, const PlotMarks& marks) const
+{
+    const QFontMetrics metrics(p.font());
+    const int boxHeight = m_layout.laneHeightPx - 1;  // paintIntervals' boxes
+    // Where drawLine puts the text's top in a box of that height.
+    const double textTop = (boxHeight - QFontMetricsF(p.font()).height()) / 2;
+    m_textMasks.begin({ p.font(), p.font().key(), boxHeight, textTop, canvas.scale(),
+        p.device()->logicalDpiX(), p.device()->logicalDpiY() });
+    const PlotCanvas::Clipped plot = canvas.clipped(f.plotRect());
+    forEachName(metrics, f, marks, [&](QRect box, const QString& text) {
+        if (!text.isEmpty())
+            plot.multiply(box.topLeft(), m_textMasks.mask(text), box);
+    });
+}
+
+void TimelineRenderer::paintMarks(QPainter& p, const TimelineFrame& f, const TimelineHighlights& h,
+    const PlotMarks& marks, bool namesInked) const
+{
+    const QFontMetrics metrics(p.font());
+    if (!h.matches.empty()) {
+        p.setPen(QPen(Qt::black, 2));
+        for (const auto& [e, box] : marks.boxes) {
+            if (h.matches.count(e->name))
+                p.drawRect(QRectF(box).adjusted(1, 1, -1, -1));
         }
-        if (labels && box.width() > minLabelBoxPx) {
-            p.setPen(Qt::black);
-            const QRect inView = box.intersected(QRect(f.labelWidthPx, box.top(), f.plotWidthPx(), box.height()));
-            drawLine(p, inView.adjusted(2, 0, -2, 0), label(e->name, metrics, inView.width() - 4),
-                f.plotRect());
-        }
+    }
+    if (!namesInked) {
+        p.setPen(Qt::black);
+        forEachName(metrics, f, marks,
+            [&](QRect box, const QString& text) { drawLine(p, box, text, f.plotRect()); });
     }
     for (auto [plate, text] : marks.plates) {
         plate.setWidth(metrics.horizontalAdvance(text) + 6);
@@ -431,6 +461,7 @@ void TimelineRenderer::paint(QPainter& p, const TimelineFrame& f, const Timeline
     p.save();
     p.setClipRect(plot);
     PlotMarks marks;
+    bool namesInked = false;
     {
         PlotCanvas canvas(p, plot, m_plotPixels);
         const QFontMetrics metrics(p.font());  // costly: once a frame, not per row
@@ -490,9 +521,14 @@ void TimelineRenderer::paint(QPainter& p, const TimelineFrame& f, const Timeline
                     colors[0]);
             m_timings.paintThreads = 1;
         }
+        // Names into the pixels where the canvas has them: drawn by QPainter, glyph by
+        // glyph, they were half of a narrow frame's paint.
+        namesInked = canvas.pixels();
+        if (namesInked)
+            inkNames(canvas, p, f, marks);
         canvas.draw();
     }
-    paintMarks(p, f, highlights, marks);
+    paintMarks(p, f, highlights, marks, namesInked);
     if (highlights.flows)
         paintFlows(p, f, data, highlights);
     paintOverlays(p, f, highlights);

@@ -19,6 +19,7 @@
 #include "storage/store/store_reader.h"
 #include "views/color_palette.h"
 #include "views/plot_canvas.h"
+#include "views/text_masks.h"
 #include "views/timeline_layout.h"
 
 #include <QHash>
@@ -207,8 +208,17 @@ private:
     void paintCounter(const PlotCanvas::Clipped& canvas, const RowText& text,
         const TimelineFrame& f, const TimelineRow& row, const storage::TrackSlice& slice,
         PlotMarks& marks) const;
+    /// Search outlines, counter ranges, and the names in wide boxes unless `namesInked`.
     void paintMarks(QPainter& p, const TimelineFrame& f, const TimelineHighlights& h,
+        const PlotMarks& marks, bool namesInked) const;
+    /// The names in wide boxes, into a pixel canvas's pixels (TextMasks).
+    void inkNames(const PlotCanvas& canvas, QPainter& p, const TimelineFrame& f,
         const PlotMarks& marks) const;
+    /// Calls name(box, text) for each box of `marks` wide enough for its name: the box the
+    /// text goes in, within the plot, and the name fitted to it.
+    template<typename Name>
+    void forEachName(const QFontMetrics& metrics, const TimelineFrame& f, const PlotMarks& marks,
+        Name&& name) const;
     void paintFlows(QPainter& p, const TimelineFrame& f, const TimelineData& data, const TimelineHighlights& h) const;
     void paintOverlays(QPainter& p, const TimelineFrame& f, const TimelineHighlights& h) const;
     /// One line of text, left-aligned and centred vertically in `box`.
@@ -228,6 +238,7 @@ private:
     int m_paintThreads = std::thread::hardware_concurrency() > 1 ? 2 : 1;
     std::unique_ptr<storage::HelperThread> m_helper;  ///< the second core's, made on first use
     mutable std::optional<LabelColumn> m_labelColumn;
+    mutable TextMasks m_textMasks;  ///< inkNames' names as pixels
     mutable QHash<QString, QStaticText> m_laidOut;  ///< drawLine's texts, in m_laidOutFont
     mutable QString m_laidOutFont;
     /// Row labels elided to the label column: (label, width, font) -> text.
