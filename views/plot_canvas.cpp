@@ -148,7 +148,28 @@ void PlotCanvas::Clipped::multiply(QPoint at, const QImage& mask, QRect clip) co
         const auto* k =
             reinterpret_cast<const QRgb*>(mask.constScanLine(y - origin.y())) + (x0 - origin.x());
         QRgb* d = c.m_bits + y * c.m_stride + x0;
-        for (int x = 0; x < x1 - x0; ++x) {
+        int x = 0;
+#if defined(__SSE2__)
+        // Four pixels at a time, the same rounding: (v + (v >> 8)) >> 8 with v = d * k + 128
+        // is d * k / 255 rounded for bytes.
+        const __m128i zero = _mm_setzero_si128();
+        const __m128i half = _mm_set1_epi16(128);
+        const __m128i white = _mm_set1_epi32(-1);
+        auto times4 = [&](__m128i a, __m128i b) {  // 16-bit lanes
+            const __m128i v = _mm_add_epi16(_mm_mullo_epi16(a, b), half);
+            return _mm_srli_epi16(_mm_add_epi16(v, _mm_srli_epi16(v, 8)), 8);
+        };
+        for (; x + 4 <= x1 - x0; x += 4) {
+            const __m128i k4 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(k + x));
+            if (_mm_movemask_epi8(_mm_cmpeq_epi32(k4, white)) == 0xffff)
+                continue;  // no ink
+            const __m128i d4 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + x));
+            const __m128i low = times4(_mm_unpacklo_epi8(d4, zero), _mm_unpacklo_epi8(k4, zero));
+            const __m128i high = times4(_mm_unpackhi_epi8(d4, zero), _mm_unpackhi_epi8(k4, zero));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + x), _mm_packus_epi16(low, high));
+        }
+#endif
+        for (; x < x1 - x0; ++x) {
             if (k[x] == 0xffffffffu)
                 continue;  // no ink: most of a name's pixels
             d[x] =
