@@ -112,6 +112,16 @@ void PlotCanvas::draw()
 
 void PlotCanvas::Clipped::clear() const
 {
+    take(true);
+}
+
+void PlotCanvas::Clipped::claim() const
+{
+    take(false);
+}
+
+void PlotCanvas::Clipped::take(bool whitenIt) const
+{
     const PlotCanvas& c = *m_canvas;
     if (!c.pixels() || m_clip.isEmpty())
         return;  // the painter's area was filled white when the canvas began
@@ -119,9 +129,11 @@ void PlotCanvas::Clipped::clear() const
     const int x0 = (m_clip.left() - c.m_area.left()) * scale;
     const int width = m_clip.width() * scale;
     const bool wholeLines = x0 == 0 && width == c.m_area.width() * scale;
+    whitenIt = whitenIt || !wholeLines;  // draw() whitens only whole lines left untaken
     for (int y = (m_clip.top() - c.m_area.top()) * scale, end = y + m_clip.height() * scale;
          y < end; ++y) {
-        whiten(c.m_bits + y * c.m_stride + x0, width);
+        if (whitenIt)
+            whiten(c.m_bits + y * c.m_stride + x0, width);
         if (wholeLines)
             c.m_cleared[static_cast<std::size_t>(y)] = 1;
     }

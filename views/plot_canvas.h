@@ -94,6 +94,19 @@ public:
         }
         /// Makes the clip white: first thing, before any fill in it.
         void clear() const;
+        /// Instead of clear(), for a caller that fills every pixel of the clip itself:
+        /// nothing is whitened first, and draw() leaves the clip's lines alone.
+        void claim() const;
+        /// The canvas writes pixels (PlotCanvas::pixels).
+        bool pixels() const
+        {
+            return m_canvas->pixels();
+        }
+        /// This view limited further to `clip` (painter coordinates).
+        Clipped clipped(QRect clip) const
+        {
+            return { *m_canvas, clip.normalized().intersected(m_clip) };
+        }
         /// Multiplies the pixels under `mask` (an RGB32 image at the canvas's scale, its
         /// top-left at `at` in painter coordinates), channel by channel, within `clip`:
         /// black text drawn on white (TextMasks) over what is there. Pixel canvases only.
@@ -102,6 +115,7 @@ public:
     private:
         friend class PlotCanvas;
         void fillOther(QRect box, QRgb color) const;
+        void take(bool whiten) const;  ///< clear() or claim()
         Clipped(const PlotCanvas& canvas, QRect clip)
             : m_canvas(&canvas)
             , m_clip(clip)

@@ -171,10 +171,18 @@ void TimelineRenderer::paintCells(const PlotCanvas::Clipped& canvas, const Timel
     };
     for (int depth = 0; depth < row.lanes; ++depth) {
         const Column* lane0 = &columns[static_cast<std::size_t>(depth) * width];
+        const int y = top + depth * lane;
         for (int x = 0; x < width;) {
             const Column& col = lane0[x];
             if (col.best < 0) {
-                ++x;
+                // White between cells: paintRow left the lane's pixels to this loop.
+                int end = x + 1;
+                while (end < width && lane0[end].best < 0)
+                    ++end;
+                if (canvas.pixels())
+                    canvas.fill(
+                        QRect(f.labelWidthPx + x, y, end - x, lane - 1), qRgb(255, 255, 255));
+                x = end;
                 continue;
             }
             const int shade = shadeOf(col);
@@ -185,8 +193,9 @@ void TimelineRenderer::paintCells(const PlotCanvas::Clipped& canvas, const Timel
             // The shade is the colour at 30..100 % over the white plot, mixed here:
             // opaque pixels need no blending.
             const double alpha = 0.3 + 0.1 * shade;
-            auto mix = [alpha](int c) { return static_cast<int>(c * alpha + 255 * (1 - alpha) + 0.5); };
-            const int y = top + depth * lane;
+            auto mix = [alpha](int c) {
+                return static_cast<int>(c * alpha + 255 * (1 - alpha) + 0.5);
+            };
             canvas.fill(QRect(f.labelWidthPx + x, y, end - x, lane - 1),
                         qRgb(mix(qRed(col.color)), mix(qGreen(col.color)), mix(qBlue(col.color))));
             if (col.match)
@@ -444,8 +453,20 @@ void TimelineRenderer::paintRow(const PlotCanvas::Clipped& canvas, const RowText
     const TimelineFrame& f, const TimelineHighlights& h, const RowJob& job, PlotMarks& marks,
     CellColors& colors) const
 {
-    canvas.clear();
-    if (job.row->counter)
+    const TimelineRow& row = *job.row;
+    if (!row.counter && job.slice->intervalLevel > 0 && canvas.pixels()) {
+        // Summary cells on a pixel canvas: paintCells writes every pixel of the lanes'
+        // boxes, white where no cell is, so only the line under each is cleared. Clearing
+        // the whole row wrote its pixels twice, and clearing was a fifth of a frame's paint.
+        const int lane = m_layout.laneHeightPx;
+        for (int depth = 0, top = f.rowTop(row); depth < row.lanes; ++depth, top += lane) {
+            canvas.clipped(QRect(f.labelWidthPx, top, f.plotWidthPx(), lane - 1)).claim();
+            canvas.clipped(QRect(f.labelWidthPx, top + lane - 1, f.plotWidthPx(), 1)).clear();
+        }
+    } else {
+        canvas.clear();
+    }
+    if (row.counter)
         paintCounter(canvas, text, f, *job.row, *job.slice, marks);
     else
         paintIntervals(canvas, text, f, *job.row, *job.slice, h, marks, colors);
