@@ -282,6 +282,11 @@ IntervalSummaryTile truncatedTile(const IntervalSummaryTile& full, std::size_t f
         cell.firstEntry = static_cast<std::uint32_t>(tile.entries.size());
         const std::size_t kept = std::min<std::size_t>(entries.size(), kTopNamesPerCell);
         tile.entries.insert(tile.entries.end(), entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(kept));
+        if (kept == entries.size()) {  // nothing merged (most cells): no role to walk
+            cell.entryCount = static_cast<std::uint32_t>(kept);
+            tile.cells.push_back(cell);
+            continue;
+        }
         std::array<TimeNs, model::kRoleCount> other{};
         for (std::size_t i = kept; i < entries.size(); ++i)
             other[static_cast<std::size_t>(entries[i].role)] += entries[i].coverageNs;
