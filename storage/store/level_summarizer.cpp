@@ -211,6 +211,12 @@ std::vector<std::int64_t> countIntervalCells(
     // Per level and depth, the last bucket counted. Intervals of one depth come in start
     // order, so the buckets counted at or after a new interval's first bucket run without
     // a gap up to that last one: only the buckets past it are new.
+    //
+    // An interval whose last bucket was counted already at one level is counted at every
+    // coarser one too, so the levels above are skipped (most intervals, at most levels):
+    // a level's last bucket is at least the finer level's divided by the factor, since
+    // the coarser level counts every interval the finer one does (and the longer ones)
+    // and floor(floor(t / w) / F) = floor(t / (w F)).
     std::vector<std::int64_t> cells(grid.levels, 0);
     std::vector<std::vector<std::int64_t>> lastCounted(grid.levels);
     for (const model::Interval& e : sortedIntervals) {
@@ -221,13 +227,13 @@ std::vector<std::int64_t> countIntervalCells(
             const TimeNs w = grid.bucketNs(level);
             const std::int64_t first = model::floorDiv(e.startNs, w);
             const std::int64_t end = e.endNs > e.startNs ? model::floorDiv(e.endNs - 1, w) : first;
+            if (end <= last[e.depth])
+                break;
             const std::int64_t from = last[e.depth] == std::numeric_limits<std::int64_t>::min()
                 ? first
                 : std::max(first, last[e.depth] + 1);
-            if (end >= from) {
-                cells[level - 1] += end - from + 1;
-                last[e.depth] = end;
-            }
+            cells[level - 1] += end - from + 1;
+            last[e.depth] = end;
         }
     }
     return cells;
@@ -276,6 +282,11 @@ IntervalSummaryTile truncatedTile(const IntervalSummaryTile& full, std::size_t f
         cell.firstEntry = static_cast<std::uint32_t>(tile.entries.size());
         const std::size_t kept = std::min<std::size_t>(entries.size(), kTopNamesPerCell);
         tile.entries.insert(tile.entries.end(), entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(kept));
+        if (kept == entries.size()) {  // nothing merged (most cells): no role to walk
+            cell.entryCount = static_cast<std::uint32_t>(kept);
+            tile.cells.push_back(cell);
+            continue;
+        }
         std::array<TimeNs, model::kRoleCount> other{};
         for (std::size_t i = kept; i < entries.size(); ++i)
             other[static_cast<std::size_t>(entries[i].role)] += entries[i].coverageNs;

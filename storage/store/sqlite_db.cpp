@@ -183,4 +183,76 @@ bool SqliteStatement::isNull(int column) const
     return sqlite3_column_type(m_stmt, column) == SQLITE_NULL;
 }
 
+namespace {
+
+std::string insertSql(std::string_view table, int columns, int rows)
+{
+    std::string row = "(";
+    for (int c = 0; c < columns; ++c)
+        row += c == 0 ? "?" : ",?";
+    row += ")";
+    std::string sql = "INSERT INTO " + std::string(table) + " VALUES";
+    for (int r = 0; r < rows; ++r)
+        sql += (r == 0 ? "" : ",") + row;
+    return sql;
+}
+
+}  // namespace
+
+BatchedInsert::BatchedInsert(SqliteDb& db, std::string_view table, int columns)
+    : m_columns(columns)
+    , m_batch(db.prepare(insertSql(table, columns, kRows)))
+    , m_one(db.prepare(insertSql(table, columns, 1)))
+    , m_values(static_cast<std::size_t>(columns * kRows))
+{}
+
+BatchedInsert& BatchedInsert::value(std::int64_t v)
+{
+    Value& slot = m_values[m_used++];
+    slot.number = v;
+    slot.isBlob = false;
+    return *this;
+}
+
+BatchedInsert& BatchedInsert::blob(std::string_view bytes)
+{
+    Value& slot = m_values[m_used++];
+    slot.bytes.assign(bytes);
+    slot.isBlob = true;
+    return *this;
+}
+
+void BatchedInsert::endRow()
+{
+    if (m_used % static_cast<std::size_t>(m_columns) != 0)
+        throw std::logic_error("BatchedInsert: a row with the wrong number of columns");
+    if (m_used < m_values.size())
+        return;
+    for (std::size_t row = 0; row < std::size_t(kRows); ++row)
+        bindRow(m_batch, row, static_cast<int>(row) * m_columns + 1);
+    m_batch.run();
+    m_used = 0;
+}
+
+void BatchedInsert::flush()
+{
+    for (std::size_t row = 0; row < m_used / static_cast<std::size_t>(m_columns); ++row) {
+        bindRow(m_one, row, 1);
+        m_one.run();
+    }
+    m_used = 0;
+}
+
+void BatchedInsert::bindRow(SqliteStatement& statement, std::size_t row, int firstIndex)
+{
+    for (int c = 0; c < m_columns; ++c) {
+        const Value& v =
+            m_values[row * static_cast<std::size_t>(m_columns) + static_cast<std::size_t>(c)];
+        if (v.isBlob)
+            statement.bindBlob(firstIndex + c, v.bytes);
+        else
+            statement.bind(firstIndex + c, v.number);
+    }
+}
+
 } // namespace strata::storage

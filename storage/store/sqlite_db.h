@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -79,6 +80,45 @@ public:
 private:
     const SqliteDb* m_db;
     sqlite3_stmt* m_stmt;
+};
+
+/// Rows INSERTed into one table kRows at a time, by one statement of many VALUES rows,
+/// in the order they are added. SQLite keeps its b-tree cursor between the rows of one
+/// statement, so a row appended after the last one finds its place from the last page,
+/// not from the root, and the statement's set-up and halt are paid once a batch: one
+/// statement a row cost ~8 000 instructions a flame bucket (7 % of a Paraver ingest).
+/// The rows go in as they would one statement each, so the file's bytes are the same,
+/// provided flush() is called before anything else is written to the file: pages are
+/// numbered in the order they are taken.
+class BatchedInsert
+{
+public:
+    BatchedInsert(SqliteDb& db, std::string_view table, int columns);
+
+    /// The next row's columns, in order; a blob is copied.
+    BatchedInsert& value(std::int64_t v);
+    BatchedInsert& blob(std::string_view bytes);
+    /// Ends the row begun by value()/blob(); writes the batch once it is full.
+    void endRow();
+    /// Writes the rows held (one statement each).
+    void flush();
+
+private:
+    static constexpr int kRows = 32;
+
+    struct Value
+    {
+        std::int64_t number = 0;
+        std::string bytes;
+        bool isBlob = false;
+    };
+    void bindRow(SqliteStatement& statement, std::size_t row, int firstIndex);
+
+    const int m_columns;
+    SqliteStatement m_batch;
+    SqliteStatement m_one;
+    std::vector<Value> m_values;  ///< rows held, m_columns a row
+    std::size_t m_used = 0;  ///< values set in m_values
 };
 
 } // namespace strata::storage

@@ -491,7 +491,7 @@ void StoreBuilder::finish()
                     .bind(3, std::int64_t(renamed[m_stacks[i].second])).run();
             }
 
-            auto insertTile = db.prepare("INSERT INTO tiles VALUES(?,?,?,?,?,?,?,?,?)");
+            BatchedInsert insertTile(db, "tiles", 9);
             auto insertIndex = db.prepare("INSERT INTO tile_index VALUES(?,?)");
             auto insertBand = db.prepare("INSERT INTO bands VALUES(?,?,?,?)");
             auto insertStats = db.prepare("INSERT INTO track_stats VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
@@ -502,7 +502,7 @@ void StoreBuilder::finish()
                                 // only them
             auto insertFlameLevels = db.prepare("INSERT INTO flame_levels VALUES(?,?,?)");
             auto insertFlamePaths = db.prepare("INSERT INTO flame_paths VALUES(?,?)");
-            auto insertFlameBucket = db.prepare("INSERT INTO flame_buckets VALUES(?,?,?,?)");
+            BatchedInsert insertFlameBucket(db, "flame_buckets", 4);
             TrackPipeline pipeline(m_tracks, m_spill.get(), renamed, grid, m_options.zstdLevel,
                 m_options.threads, m_options.flame,
                 m_target.parent_path().empty() ? "." : m_target.parent_path(),
@@ -520,18 +520,19 @@ void StoreBuilder::finish()
                     ++tilesWritten;  // tile ids are 1, 2, ... in write order
                     TileIndexEntry entry = row.entry;
                     entry.id = tilesWritten;
-                    insertTile.bind(1, entry.id)
-                        .bind(2, id)
-                        .bind(3, std::int64_t(entry.kind))
-                        .bind(4, std::int64_t(entry.level))
-                        .bind(5, entry.idx)
-                        .bind(6, entry.t0)
-                        .bind(7, entry.t1)
-                        .bind(8, entry.n)
-                        .bindBlob(9, out.payloads.read(row.payload, spooled))
-                        .run();
+                    insertTile.value(entry.id)
+                        .value(id)
+                        .value(std::int64_t(entry.kind))
+                        .value(std::int64_t(entry.level))
+                        .value(entry.idx)
+                        .value(entry.t0)
+                        .value(entry.t1)
+                        .value(entry.n)
+                        .blob(out.payloads.read(row.payload, spooled))
+                        .endRow();
                     index.push_back(entry);
                 }
+                insertTile.flush();  // before the next table's rows: the same page order
                 std::sort(index.begin(), index.end(), [](const TileIndexEntry& a, const TileIndexEntry& b) {
                     return std::tie(a.kind, a.level, a.idx) < std::tie(b.kind, b.level, b.idx);
                 });
@@ -543,11 +544,12 @@ void StoreBuilder::finish()
                     if (!out.flame.paths.empty())
                         insertFlamePaths.bind(1, id).bindBlob(2, out.flame.paths).run();
                     for (const FlameRow& row : out.flame.rows)
-                        insertFlameBucket.bind(1, id)
-                            .bind(2, std::int64_t(row.level))
-                            .bind(3, row.bucket)
-                            .bindBlob(4, out.payloads.read(row.payload, spooled))
-                            .run();
+                        insertFlameBucket.value(id)
+                            .value(std::int64_t(row.level))
+                            .value(row.bucket)
+                            .blob(out.payloads.read(row.payload, spooled))
+                            .endRow();
+                    insertFlameBucket.flush();
                 }
                 writeback.wrote(out.payloads.bytes());
                 for (const BandStats& b : out.bands)
