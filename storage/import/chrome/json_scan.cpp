@@ -58,6 +58,32 @@ inline const char* findQuoteOrBackslash(const char* p, const char* end)
     return p;
 }
 
+// The first '"' or white space in [p, end), or end: 16 bytes at a time, where a byte at or
+// below ' ' stops the search and is looked at (control characters other than white space
+// go on).
+inline const char* findQuoteOrSpace(const char* p, const char* end)
+{
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i space = _mm_set1_epi8(' ');
+    while (end - p >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i low = _mm_cmpeq_epi8(_mm_max_epu8(v, space), space);  // v <= ' '
+        unsigned mask =
+            static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), low)));
+        for (; mask != 0; mask &= mask - 1) {
+            const char* q = p + __builtin_ctz(mask);
+            if (*q == '"' || isSpace(*q))
+                return q;
+        }
+        p += 16;
+    }
+#endif
+    while (p < end && *p != '"' && !isSpace(*p))
+        ++p;
+    return p;
+}
+
 // true, false or null starting at p: returns its end, or nullptr when `end` comes first.
 const char* skipLiteral(const char* p, const char* end, const char* base)
 {
@@ -623,42 +649,41 @@ std::optional<std::string_view> jsonString(std::string_view raw, std::string& sc
 
 void minifyJson(std::string_view raw, std::string& out)
 {
-    // Written in place: the text only shrinks. Runs between strings and white space are
-    // copied whole (args are mostly such runs and short strings).
+    // Written in place: the text only shrinks. What lies between two white space bytes
+    // outside strings is copied in one piece (compact args are copied whole at the end);
+    // strings are passed over by their quotes and escapes.
     out.resize(raw.size());
     char* o = out.data();
     const char* p = raw.data();
     const char* const end = p + raw.size();
-    auto copy = [&](const char* to) {
-        std::memcpy(o, p, static_cast<std::size_t>(to - p));
-        o += to - p;
-        p = to;
+    const char* kept = p;  // the first byte not copied yet
+    auto copyTo = [&](const char* to) {
+        std::memcpy(o, kept, static_cast<std::size_t>(to - kept));
+        o += to - kept;
     };
     while (p < end) {
-        const char* q = p;
-        while (q < end && *q != '"' && !isSpace(*q))
-            ++q;
-        copy(q);
+        p = findQuoteOrSpace(p, end);
         if (p == end)
             break;
-        if (*p != '"') {
-            ++p;  // white space: dropped
+        if (*p != '"') {  // white space: dropped
+            copyTo(p);
+            kept = ++p;
             continue;
         }
         // The whole string, escapes included.
-        q = p + 1;
+        ++p;
         for (;;) {
-            q = findQuoteOrBackslash(q, end);
-            if (q == end || *q == '"')
+            p = findQuoteOrBackslash(p, end);
+            if (p == end || *p == '"')
                 break;
-            q += 2;  // an escape: skip the backslash and the escaped character
-            if (q > end)
-                q = end;
+            p += 2;  // an escape: skip the backslash and the escaped character
+            if (p > end)
+                p = end;
         }
-        if (q < end)
-            ++q;
-        copy(q);
+        if (p < end)
+            ++p;
     }
+    copyTo(end);
     out.resize(static_cast<std::size_t>(o - out.data()));
 }
 
