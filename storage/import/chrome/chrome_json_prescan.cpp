@@ -310,6 +310,12 @@ MicrosValue readMicros(std::string_view raw)
         bool valid = true;
         if (i < raw.size()) {
             const std::size_t fractionStart = ++i;
+            if (raw.size() - i >= 3 && digit(i) <= 9 && digit(i + 1) <= 9 && digit(i + 2) <= 9) {
+                // Three digits, the common case (Kineto writes ns as .NNN): no loop.
+                fraction = digit(i) * 100 + digit(i + 1) * 10 + digit(i + 2);
+                i += 3;
+                kept = 3;
+            }
             for (; i < raw.size() && kept < 3 && digit(i) <= 9; ++i, ++kept)
                 fraction = fraction * 10 + digit(i);
             if (kept == 3 && i < raw.size() && digit(i) <= 9) {

@@ -258,11 +258,17 @@ public:
             if (!q)
                 return nullptr;
             const std::string_view key(p + 1, static_cast<std::size_t>(q - p - 1));
-            if (!(p = nextToken(q + 1)))
-                return nullptr;
-            if (*p != ':')
-                fail(p, "expected ':' after a member name");
-            const char* valueStart = nextToken(p + 1);
+            const char* valueStart = nullptr;
+            if (m_end - q > 3 && q[1] == ':'
+                && static_cast<unsigned char>(q[q[2] == ' ' ? 3 : 2]) > ' ') {
+                valueStart = q + (q[2] == ' ' ? 3 : 2);  // "key":value or "key": value
+            } else {
+                if (!(p = nextToken(q + 1)))
+                    return nullptr;
+                if (*p != ':')
+                    fail(p, "expected ':' after a member name");
+                valueStart = nextToken(p + 1);
+            }
             if (!valueStart || !(p = anyValue(valueStart, depth)))
                 return nullptr;
             add(JsonField {
@@ -291,6 +297,8 @@ private:
     // `close` when the container ends there (`closed`); nullptr when the text ends first.
     const char* nextItem(const char* p, char close, bool& closed) const
     {
+        if (m_end - p > 2 && *p == ',' && static_cast<unsigned char>(p[p[1] == ' ' ? 2 : 1]) > ' ')
+            return p + (p[1] == ' ' ? 2 : 1);  // value,next or value, next
         if (!(p = nextToken(p)))
             return nullptr;
         if (*p == close) {
