@@ -131,6 +131,20 @@ bool ChromeEventReader::refill()
 
 int ChromeEventReader::peekNonSpace()
 {
+    // Between events ("},\n{"): found in the window, without a call (next() reads two
+    // such bytes per event).
+    const char* const buf = m_buf.data();
+    std::size_t pos = m_pos;
+    while (pos < m_len && isSpace(buf[pos]))
+        ++pos;
+    m_pos = pos;
+    if (pos < m_len)
+        return static_cast<unsigned char>(buf[pos]);
+    return peekNonSpaceAfterRefill();
+}
+
+int ChromeEventReader::peekNonSpaceAfterRefill()
+{
     for (;;) {
         while (m_pos < m_len && isSpace(m_buf[m_pos]))
             ++m_pos;

@@ -131,6 +131,7 @@ private:
 
     bool refill();  // reads more, keeping [m_pos, m_len); false at the end of input
     int peekNonSpace();  // the next non-space byte, or -1 at the end of input
+    int peekNonSpaceAfterRefill();  // peekNonSpace() once the window holds only white space
     bool readTopKey(std::string& key);
     bool skipTopValue(std::string* keep);
     bool readEvent();

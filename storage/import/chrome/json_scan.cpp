@@ -58,6 +58,32 @@ inline const char* findQuoteOrBackslash(const char* p, const char* end)
     return p;
 }
 
+// The first '"' or white space in [p, end), or end: 16 bytes at a time, where a byte at or
+// below ' ' stops the search and is looked at (control characters other than white space
+// go on).
+inline const char* findQuoteOrSpace(const char* p, const char* end)
+{
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i space = _mm_set1_epi8(' ');
+    while (end - p >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i low = _mm_cmpeq_epi8(_mm_max_epu8(v, space), space);  // v <= ' '
+        unsigned mask =
+            static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote), low)));
+        for (; mask != 0; mask &= mask - 1) {
+            const char* q = p + __builtin_ctz(mask);
+            if (*q == '"' || isSpace(*q))
+                return q;
+        }
+        p += 16;
+    }
+#endif
+    while (p < end && *p != '"' && !isSpace(*p))
+        ++p;
+    return p;
+}
+
 // true, false or null starting at p: returns its end, or nullptr when `end` comes first.
 const char* skipLiteral(const char* p, const char* end, const char* base)
 {
@@ -144,7 +170,8 @@ inline const char* skipDigits(const char* p, const char* end)
     return p;
 }
 
-inline const char* skipNumber(const char* p, const char* end, const char* base)
+[[gnu::always_inline]] inline const char* skipNumber(
+    const char* p, const char* end, const char* base)
 {
     auto error = [&](const char* at, const char* what) {
         return JsonSyntaxError { static_cast<std::size_t>(at - base), what };
@@ -231,12 +258,18 @@ public:
             if (!q)
                 return nullptr;
             const std::string_view key(p + 1, static_cast<std::size_t>(q - p - 1));
-            if (!(p = nextToken(q + 1)))
-                return nullptr;
-            if (*p != ':')
-                fail(p, "expected ':' after a member name");
-            const char* valueStart = nextToken(p + 1);
-            if (!valueStart || !(p = value(valueStart, depth)))
+            const char* valueStart = nullptr;
+            if (m_end - q > 3 && q[1] == ':'
+                && static_cast<unsigned char>(q[q[2] == ' ' ? 3 : 2]) > ' ') {
+                valueStart = q + (q[2] == ' ' ? 3 : 2);  // "key":value or "key": value
+            } else {
+                if (!(p = nextToken(q + 1)))
+                    return nullptr;
+                if (*p != ':')
+                    fail(p, "expected ':' after a member name");
+                valueStart = nextToken(p + 1);
+            }
+            if (!valueStart || !(p = anyValue(valueStart, depth)))
                 return nullptr;
             add(JsonField {
                 key, std::string_view(valueStart, static_cast<std::size_t>(p - valueStart)) });
@@ -264,6 +297,8 @@ private:
     // `close` when the container ends there (`closed`); nullptr when the text ends first.
     const char* nextItem(const char* p, char close, bool& closed) const
     {
+        if (m_end - p > 2 && *p == ',' && static_cast<unsigned char>(p[p[1] == ' ' ? 2 : 1]) > ' ')
+            return p + (p[1] == ' ' ? 2 : 1);  // value,next or value, next
         if (!(p = nextToken(p)))
             return nullptr;
         if (*p == close) {
@@ -281,7 +316,10 @@ private:
     }
 
     // The value that starts at p (< end, not white space), inside `depth` containers.
-    const char* value(const char* p, int depth)
+    // Strings and numbers, most values, are read inline: a call to value() for each costs
+    // more than reading it (value() is recursive, so every call saves and restores the
+    // registers it uses).
+    [[gnu::always_inline]] const char* anyValue(const char* p, int depth)
     {
         const char c = *p;
         if (c == '"') {
@@ -290,6 +328,13 @@ private:
         }
         if (c == '-' || isDigit(c))
             return skipNumber(p, m_end, m_base);
+        return value(p, depth);
+    }
+
+    // A value that is not a string nor a number (see anyValue()).
+    const char* value(const char* p, int depth)
+    {
+        const char c = *p;
         if (c == '{' || c == '[') {
             if (depth == kMaxDepth)
                 fail(p, "expected less deeply nested values");
@@ -308,7 +353,7 @@ private:
             return p + 1;
         for (;;) {
             bool closed = false;
-            if (!(p = value(p, depth)) || !(p = nextItem(p, ']', closed)) || closed)
+            if (!(p = anyValue(p, depth)) || !(p = nextItem(p, ']', closed)) || closed)
                 return p;
         }
     }
@@ -408,10 +453,14 @@ inline const char* skipCheckedToken(const char* p, const char* end)
 }
 
 // listJsonObject() proper: the end of the object at base, nullptr when the text ends first,
-// or kUnexpected.
+// or kUnexpected. White space is looked for only where a byte below '!' stands: one compare
+// per token in compact JSON.
 template<class Add>
 const char* listCheckedObject(const char* base, const char* end, const Add& add)
 {
+    auto space = [end](const char* p) {  // p < end: past white space, maybe to end
+        return static_cast<unsigned char>(*p) > ' ' ? p : skipSpace(p, end);
+    };
     const char* p = skipSpace(base + 1, end);
     if (p == end)
         return nullptr;
@@ -424,13 +473,12 @@ const char* listCheckedObject(const char* base, const char* end, const Add& add)
         if (!q)
             return nullptr;
         const std::string_view key(p + 1, static_cast<std::size_t>(q - p - 1));
-        p = skipSpace(q + 1, end);
-        if (p == end)
+        if (++q == end || (q = space(q)) == end)
             return nullptr;
-        if (*p != ':')
+        if (*q != ':')
             return kUnexpected;
-        const char* value = skipSpace(p + 1, end);
-        if (value == end)
+        const char* value = q + 1;
+        if (value == end || (value = space(value)) == end)
             return nullptr;
         const char c = *value;
         if (c == '"') {
@@ -444,15 +492,13 @@ const char* listCheckedObject(const char* base, const char* end, const Add& add)
         if (!q)
             return nullptr;
         add(JsonField { key, std::string_view(value, static_cast<std::size_t>(q - value)) });
-        p = skipSpace(q, end);
-        if (p == end)
+        if (q == end || (q = space(q)) == end)
             return nullptr;
-        if (*p == '}')
-            return p + 1;
-        if (*p != ',')
+        if (*q == '}')
+            return q + 1;
+        if (*q != ',')
             return kUnexpected;
-        p = skipSpace(p + 1, end);
-        if (p == end)
+        if (++q == end || (p = space(q)) == end)
             return nullptr;
     }
 }
@@ -611,42 +657,41 @@ std::optional<std::string_view> jsonString(std::string_view raw, std::string& sc
 
 void minifyJson(std::string_view raw, std::string& out)
 {
-    // Written in place: the text only shrinks. Runs between strings and white space are
-    // copied whole (args are mostly such runs and short strings).
+    // Written in place: the text only shrinks. What lies between two white space bytes
+    // outside strings is copied in one piece (compact args are copied whole at the end);
+    // strings are passed over by their quotes and escapes.
     out.resize(raw.size());
     char* o = out.data();
     const char* p = raw.data();
     const char* const end = p + raw.size();
-    auto copy = [&](const char* to) {
-        std::memcpy(o, p, static_cast<std::size_t>(to - p));
-        o += to - p;
-        p = to;
+    const char* kept = p;  // the first byte not copied yet
+    auto copyTo = [&](const char* to) {
+        std::memcpy(o, kept, static_cast<std::size_t>(to - kept));
+        o += to - kept;
     };
     while (p < end) {
-        const char* q = p;
-        while (q < end && *q != '"' && !isSpace(*q))
-            ++q;
-        copy(q);
+        p = findQuoteOrSpace(p, end);
         if (p == end)
             break;
-        if (*p != '"') {
-            ++p;  // white space: dropped
+        if (*p != '"') {  // white space: dropped
+            copyTo(p);
+            kept = ++p;
             continue;
         }
         // The whole string, escapes included.
-        q = p + 1;
+        ++p;
         for (;;) {
-            q = findQuoteOrBackslash(q, end);
-            if (q == end || *q == '"')
+            p = findQuoteOrBackslash(p, end);
+            if (p == end || *p == '"')
                 break;
-            q += 2;  // an escape: skip the backslash and the escaped character
-            if (q > end)
-                q = end;
+            p += 2;  // an escape: skip the backslash and the escaped character
+            if (p > end)
+                p = end;
         }
-        if (q < end)
-            ++q;
-        copy(q);
+        if (p < end)
+            ++p;
     }
+    copyTo(end);
     out.resize(static_cast<std::size_t>(o - out.data()));
 }
 

@@ -168,6 +168,38 @@ TEST_CASE("scanJsonObject lists top-level members and checks syntax", "[chrome]"
     CHECK(errorAt(R"({"a": -})") == 7);
 }
 
+TEST_CASE(
+    "scanJsonObject reads ':' and ',' with one space as it reads any white space", "[chrome]") {
+    // "key": value and value, next are taken in one test (torch writes them so); the members
+    // and the errors must be those of the general path, which two spaces or a newline take.
+    std::vector<storage::JsonField> fields;
+    for (const std::string sep : { "", " ", "  ", "\n " }) {
+        const std::string text = "{\"a\":" + sep + "1," + sep + "\"b\":" + sep + "[1," + sep
+            + "\"x\"]," + sep + "\"c\":" + sep + "{\"d\":" + sep + "true}}";
+        INFO(text);
+        REQUIRE(storage::scanJsonObject(text, fields) == text.size());
+        REQUIRE(fields.size() == 3);
+        CHECK(fields[0].value == "1");
+        CHECK(fields[1].value == "[1," + sep + "\"x\"]");
+        CHECK(fields[2].value == "{\"d\":" + sep + "true}");
+        for (std::size_t cut = 1; cut < text.size(); ++cut)
+            CHECK(storage::scanJsonObject(std::string_view(text).substr(0, cut), fields) == 0);
+    }
+    auto errorAt = [&](const std::string& bad) -> std::size_t {
+        try {
+            storage::scanJsonObject(bad, fields);
+        } catch (const storage::JsonSyntaxError& e) {
+            return e.offset;
+        }
+        return std::string::npos;
+    };
+    CHECK(errorAt(R"({"a": ,"b":1})") == 6);  // a value expected after ": "
+    CHECK(errorAt(R"({"a":1, })") == 8);  // a member name expected after ", "
+    CHECK(errorAt(R"({"a":1, ,"b":1})") == 8);
+    CHECK(errorAt(R"({"a":[1, ]})") == 9);  // an element expected after ", "
+    CHECK(errorAt(R"({"a": :1})") == 6);
+}
+
 TEST_CASE("listJsonObject lists what scanJsonObject lists, and hands bad text to it", "[chrome]") {
     // Pass 2 of an import lists the members of events pass 1 checked; it must find the
     // same members and the same ends, cut anywhere, and report text whose members it
