@@ -325,54 +325,57 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const Track
                 [](const IndexedTile& r, TimeNs t) { return r.t1 < t; });
             if (first != tiles->begin())
                 --first;
-            // The tiles first, then what they hold in the window counted, so the output is
-            // sized once rather than grown by doubling (the overview strip asks this of
-            // every counter of the run).
             std::vector<std::shared_ptr<const DecodedTile>> decoded;
             for (auto it = first; it != tiles->end() && it->t0 < window.endNs; ++it)
                 decoded.push_back(tile(it->id, static_cast<int>(kind), conn));
-            // Calls `keep(value, carried)` for what lies in the window, in order, and for
-            // what lies before it (the value carried in).
-            auto scan = [&](auto keep) {
-                const TimeNs w = m_grid.bucketNs(std::max(1, slice.counterLevel));
-                for (const auto& d : decoded) {
-                    if (kind == TileKind::Counters) {
-                        for (const model::CounterSample& s : std::get<CounterTile>(*d).samples) {
-                            if (s.timeNs >= window.endNs)
-                                break;
-                            keep(s, s.timeNs < window.startNs);
-                        }
-                    } else {
-                        for (const CounterCell& c : std::get<CounterSummaryTile>(*d).cells) {
-                            if (c.bucket * w >= window.endNs)
-                                break;
-                            keep(c, (c.bucket + 1) * w <= window.startNs);
-                        }
-                    }
-                }
-            };
-            std::size_t inside = 0;
-            bool carried = false;
-            scan([&](const auto&, bool before) {
-                carried = carried || before;
-                inside += before ? 0 : 1;
-            });
-            auto fill = [&](auto& out) {
+            // Each tile's values are in time order: those before the window (the last of
+            // them is carried in) and those inside it are found by binary search and copied
+            // as runs; the output is sized once (a wide window holds ~10^5 samples a row,
+            // and the overview strip asks this of every counter of the run).
+            auto fill = [&](auto& out, auto valuesOf, auto endsBefore, auto startsAfter) {
                 using Value = typename std::decay_t<decltype(out)>::value_type;
-                out.reserve(inside + (carried ? 1 : 0));
-                scan([&](const auto& v, bool before) {
-                    if constexpr (std::is_same_v<std::decay_t<decltype(v)>, Value>) {
-                        if (before)
-                            out.assign(1, v);  // carried-in value so far
-                        else
-                            out.push_back(v);
+                const Value* carried = nullptr;
+                std::vector<std::pair<const Value*, const Value*>> runs;
+                std::size_t inside = 0;
+                for (const auto& d : decoded) {
+                    const std::vector<Value>& values = valuesOf(*d);
+                    const auto begin =
+                        std::partition_point(values.begin(), values.end(), endsBefore);
+                    const auto end = std::partition_point(
+                        begin, values.end(), [&](const Value& v) { return !startsAfter(v); });
+                    if (begin != values.begin()) {  // later than what came before
+                        carried = &*std::prev(begin);
+                        runs.clear();
+                        inside = 0;
                     }
-                });
+                    if (end != begin) {
+                        runs.emplace_back(&*begin, &*begin + (end - begin));
+                        inside += static_cast<std::size_t>(end - begin);
+                    }
+                    if (end != values.end())
+                        break;  // the rest lies after the window
+                }
+                out.reserve(inside + (carried ? 1 : 0));
+                if (carried)
+                    out.push_back(*carried);
+                for (const auto& [from, to] : runs)
+                    out.insert(out.end(), from, to);
             };
+            const TimeNs w = m_grid.bucketNs(std::max(1, slice.counterLevel));
             if (kind == TileKind::Counters)
-                fill(slice.samples);
+                fill(
+                    slice.samples, [](const DecodedTile& d) -> const auto& {
+                        return std::get<CounterTile>(d).samples;
+                    },
+                    [&](const model::CounterSample& v) { return v.timeNs < window.startNs; },
+                    [&](const model::CounterSample& v) { return v.timeNs >= window.endNs; });
             else
-                fill(slice.counterCells);
+                fill(
+                    slice.counterCells, [](const DecodedTile& d) -> const auto& {
+                        return std::get<CounterSummaryTile>(d).cells;
+                    },
+                    [&](const CounterCell& c) { return (c.bucket + 1) * w <= window.startNs; },
+                    [&](const CounterCell& c) { return c.bucket * w >= window.endNs; });
         }
     }
     if (summary.flows > 0 && slice.intervalLevel == 0) {
