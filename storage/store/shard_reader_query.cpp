@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <thread>
 #include <type_traits>
 
@@ -35,9 +36,23 @@ void ShardReader::readExactIntervals(model::TrackId track, const TrackTileIndex&
                 if (ref.t1 < window.startNs)
                     return;
                 auto decoded = tile(ref.id, static_cast<int>(TileKind::Intervals), conn);
-                for (const model::Interval& e : std::get<IntervalTile>(*decoded).events) {
-                    if (overlaps(e.startNs, e.endNs, window) && e.depth < depths)
-                        out.push_back(e);
+                // A tile's events are in start order: those starting before the window
+                // are in it while they last; those starting inside it all are, and a
+                // wide window's go in as one copy.
+                const auto& events = std::get<IntervalTile>(*decoded).events;
+                const auto inside = std::partition_point(events.begin(), events.end(),
+                    [&](const model::Interval& e) { return e.startNs < window.startNs; });
+                const auto after = std::partition_point(inside, events.end(),
+                    [&](const model::Interval& e) { return e.startNs < window.endNs; });
+                for (auto e = events.begin(); e != inside; ++e) {
+                    if (overlaps(e->startNs, e->endNs, window) && e->depth < depths)
+                        out.push_back(*e);
+                }
+                if (m_summaries[track].maxDepth >= depths) {
+                    std::copy_if(inside, after, std::back_inserter(out),
+                        [&](const model::Interval& e) { return e.depth < depths; });
+                } else {
+                    out.insert(out.end(), inside, after);
                 }
             });
         // Each band comes out sorted: merge it with the bands before.
