@@ -10,8 +10,10 @@ namespace strata::views {
 
 namespace {
 
-/// Names kept at most: a frame shows a few hundred; panning brings new ones.
-constexpr qsizetype kMaxMasks = 4096;
+/// Names kept at most: a frame shows a few hundred, and panning and zooming bring new
+/// ones (a name cut to a box is another text). A mask of ~200 x 13 pixels is ~10 KB (four
+/// times that on a HiDPI screen), so the masks stay within ~10 MB (40 MB).
+constexpr qsizetype kMaxMasks = 1024;
 
 }  // namespace
 
