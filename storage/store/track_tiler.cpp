@@ -379,7 +379,7 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
             out, TileKind::Intervals, band, ofBand, zstdLevel,
             [&buf](IntervalTile& t, const model::Interval& e) {
                 t.events.push_back(e);
-                t.args.append(t.events.size() - 1, buf.intervalArgs.at(e.seq));
+                appendArgs(t.args, t.events.size() - 1, buf.intervalArgs.at(e.seq));
             },
             [](const model::Interval& e) { return e.startNs; },
             [](const model::Interval& e) { return e.endNs; });
@@ -430,7 +430,7 @@ void tileInstants(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
         out, TileKind::Instants, 0, rows, zstdLevel,
         [&buf](InstantTile& t, const auto& r) {
             t.events.push_back(r.first);
-            t.args.append(t.events.size() - 1, buf.instantArgs.at(r.second));
+            appendArgs(t.args, t.events.size() - 1, buf.instantArgs.at(r.second));
         },
         [](const auto& r) { return r.first.timeNs; }, [](const auto& r) { return r.first.timeNs; });
     release(buf.instantArgs);
