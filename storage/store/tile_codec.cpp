@@ -96,13 +96,21 @@ std::string wrap(
     if (kind == TileKind::Intervals || kind == TileKind::IntervalSummary)
         ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_literalCompressionMode, ZSTD_ps_disable);
 
-    const std::size_t headerSize = out.size();
-    out.resize(headerSize + ZSTD_compressBound(raw.size()));
-    const std::size_t n = ZSTD_compress2(cctx.get(), out.data() + headerSize,
-                                         out.size() - headerSize, raw.data(), raw.size());
+    // Compressed into a buffer kept per thread (the largest payload's bound), not
+    // zero-filled, then copied after the header: a string resized to zstd's bound was
+    // zero-filled first, a memset of about the tile's size for every tile, where the
+    // copy is of the compressed bytes (-6 M instructions of a p300k.prv ingest).
+    thread_local std::unique_ptr<char[]> scratch;
+    thread_local std::size_t scratchBytes = 0;
+    const std::size_t bound = ZSTD_compressBound(raw.size());
+    if (scratchBytes < bound) {
+        scratch = std::make_unique_for_overwrite<char[]>(bound);
+        scratchBytes = bound;
+    }
+    const std::size_t n = ZSTD_compress2(cctx.get(), scratch.get(), bound, raw.data(), raw.size());
     if (ZSTD_isError(n))
         throw std::runtime_error(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
-    out.resize(headerSize + n);
+    out.append(scratch.get(), n);
     return out;
 }
 

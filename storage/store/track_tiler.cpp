@@ -57,6 +57,36 @@ void sortByStart(std::vector<model::Interval>& events)
     events.swap(sorted);
 }
 
+/// Empties a tile for the next one, its columns keeping their memory: grown again from
+/// nothing for every tile of 512 events (`tile = {}`), they took ~40 instructions an event.
+void clearArgs(ArgsColumn& args)
+{
+    args.bytes.clear();
+    args.ends.clear();
+}
+void clearTile(IntervalTile& t)
+{
+    t.events.clear();
+    clearArgs(t.args);
+}
+void clearTile(InstantTile& t)
+{
+    t.events.clear();
+    clearArgs(t.args);
+}
+void clearTile(CounterTile& t)
+{
+    t.samples.clear();
+}
+void clearTile(FlowTile& t)
+{
+    t.flows.clear();
+}
+void clearTile(SampleTile& t)
+{
+    t.samples.clear();
+}
+
 /// Cuts `rows` (already in time order; any range) into tiles of kEventsPerTile.
 template<typename Tile, typename Rows, typename Fill, typename Start, typename End>
 void cutExact(TrackTiles& out, TileKind kind, int level, Rows&& rows, int zstdLevel, Fill fill,
@@ -70,7 +100,7 @@ void cutExact(TrackTiles& out, TileKind kind, int level, Rows&& rows, int zstdLe
     auto flush = [&] {
         out.tiles.push_back({ { kind, level, idx++, t0, maxEnd, n },
             out.payloads.add(encodeTile(tile, zstdLevel)) });
-        tile = {};
+        clearTile(tile);
         n = 0;
     };
     for (const auto& row : rows) {
@@ -323,28 +353,39 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
         ++band.count;
         band.maxDurationNs = std::max(band.maxDurationNs, e.durationNs());
     }
-    // Exact tiles band by band, each in (start, seq) order: a pass over the events per band
-    // rather than a copy of them grouped by band.
+    // Exact tiles band by band, each in (start, seq) order: the events' indices grouped by
+    // band (a counting sort, stable) rather than a copy of the events, or a pass over all
+    // of them per band (~8 M instructions of a 300 k-record Paraver ingest).
+    std::vector<std::uint32_t> byBand(events.size());
+    std::vector<std::size_t> bandStart(grid.levels + 2, 0);
+    for (int band = 0; band <= grid.levels; ++band)
+        bandStart[band + 1] = bandStart[band] + static_cast<std::size_t>(stats[band].count);
+    {
+        std::vector<std::size_t> fill(bandStart.begin(), bandStart.end() - 1);
+        for (std::size_t i = 0; i < events.size(); ++i)
+            byBand[fill[bands[i]]++] = static_cast<std::uint32_t>(i);
+    }
+    release(bands);
     for (int band = 0; band <= grid.levels; ++band) {
         if (stats[band].count == 0)
             continue;
         stats[band].band = band;
         out.bands.push_back(stats[band]);
-        auto ofBand = std::views::iota(std::size_t(0), events.size())
-            | std::views::filter([&](std::size_t i) { return bands[i] == band; })
+        auto ofBand =
+            std::span(byBand).subspan(bandStart[band], bandStart[band + 1] - bandStart[band])
             | std::views::transform(
-                [&](std::size_t i) -> const model::Interval& { return events[i]; });
+                [&](std::uint32_t i) -> const model::Interval& { return events[i]; });
         cutExact<IntervalTile>(
             out, TileKind::Intervals, band, ofBand, zstdLevel,
             [&buf](IntervalTile& t, const model::Interval& e) {
                 t.events.push_back(e);
-                t.args.append(t.events.size() - 1, buf.intervalArgs.at(e.seq));
+                appendArgs(t.args, t.events.size() - 1, buf.intervalArgs.at(e.seq));
             },
             [](const model::Interval& e) { return e.startNs; },
             [](const model::Interval& e) { return e.endNs; });
     }
     release(buf.intervalArgs);
-    release(bands);
+    release(byBand);
     if (buf.samples.empty())  // a track with samples gets the pyramid of its samples
         encodeIntervalFlame(grid, events, flame, zstdLevel, out);
 
@@ -389,7 +430,7 @@ void tileInstants(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, in
         out, TileKind::Instants, 0, rows, zstdLevel,
         [&buf](InstantTile& t, const auto& r) {
             t.events.push_back(r.first);
-            t.args.append(t.events.size() - 1, buf.instantArgs.at(r.second));
+            appendArgs(t.args, t.events.size() - 1, buf.instantArgs.at(r.second));
         },
         [](const auto& r) { return r.first.timeNs; }, [](const auto& r) { return r.first.timeNs; });
     release(buf.instantArgs);
@@ -469,8 +510,14 @@ TrackTiles tileTrack(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid,
     tileInstants(buf, grid, zstdLevel, out);
     tileCounters(buf, grid, zstdLevel, out);
 
-    std::stable_sort(buf.flows.begin(), buf.flows.end(),
-                     [](const auto& a, const auto& b) { return a.fromNs < b.fromNs; });
+    // Flows mostly come in time order (a trace's records do): a merge sort of sorted
+    // flows still copies them log n times (~15 M instructions of a 300 k-record Paraver
+    // ingest), a check does not.
+    const auto earlierFlow = [](const auto& a, const auto& b) {
+        return a.fromNs < b.fromNs;
+    };
+    if (!std::is_sorted(buf.flows.begin(), buf.flows.end(), earlierFlow))
+        std::stable_sort(buf.flows.begin(), buf.flows.end(), earlierFlow);
     cutExact<FlowTile>(
         out, TileKind::Flows, 0, buf.flows, zstdLevel,
         [](FlowTile& t, const model::Flow& f) { t.flows.push_back(f); },

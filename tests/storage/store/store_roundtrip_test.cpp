@@ -212,3 +212,61 @@ TEST_CASE("a store whose path holds URI delimiters opens by any path", "[store]"
     // found: "%41" stays three characters, not "A".
     CHECK_THROWS_AS(storage::StoreReader(folder / "aAb#?.strata"), storage::StoreError);
 }
+
+TEST_CASE(
+    "exact tiles after a band's first keep their own args, and flows their order", "[store]") {
+    // The tiler reuses one tile's columns for the next (their memory kept): a column not
+    // emptied would give a later tile the rows of an earlier one. Flows that come in time
+    // order are not sorted again; out of order, a sort keeps the arrival order of ties.
+    storage::MemoryTrace trace;
+    const auto process = trace.addTrack(model::kNoTrack, model::ResourceKind::Process, "rank 0");
+    const auto thread = trace.addTrack(process, model::ResourceKind::Thread, "main");
+    const auto peer = trace.addTrack(process, model::ResourceKind::Thread, "peer");
+    const auto name = trace.intern("work");
+    constexpr int kShort = 1300;  // three exact tiles of the shortest band
+    std::vector<std::string> args;
+    for (int i = 0; i < kShort; ++i) {
+        // Args on every third event of the first tile, on one event of the later ones.
+        args.push_back(
+            i < 512 ? (i % 3 == 0 ? "a" + std::to_string(i) : "") : (i == 900 ? "late" : ""));
+        trace.addInterval(
+            thread, { .startNs = i * 100, .endNs = i * 100 + 10, .name = name }, args.back());
+        // A longer band between them: its tiles are cut apart from the short ones'.
+        if (i % 2 == 0)
+            trace.addInterval(thread,
+                { .startNs = i * 100 + 20, .endNs = i * 100 + 20 + 5000, .name = name },
+                "long" + std::to_string(i));
+    }
+    // Flows: 600 in time order, then 600 that go back in time with ties (tag = arrival).
+    std::vector<model::Flow> sent;
+    for (int i = 0; i < 1200; ++i) {
+        const model::TimeNs from = i < 600 ? i * 50 : (1200 - i) / 2 * 100;
+        sent.push_back({ from, peer, from + 7, name, 8, i });
+        trace.addFlow(thread, sent.back());
+    }
+    test::TempDir dir;
+    storage::StoreReader reader(buildStore(trace, dir / "t.strata"));
+
+    const auto got = reader.intervals(thread, 0, kShort * 100 + 10'000);
+    int shortSeen = 0;
+    for (const model::Interval& e : got) {
+        if (e.durationNs() == 10) {
+            REQUIRE(e.startNs == shortSeen * 100);
+            CHECK(reader.intervalArgs(thread, e) == args[shortSeen]);
+            ++shortSeen;
+        } else {
+            CHECK(
+                reader.intervalArgs(thread, e) == "long" + std::to_string((e.startNs - 20) / 100));
+        }
+    }
+    CHECK(shortSeen == kShort);
+
+    const auto slice = reader.query({ { thread }, 0, 200'000, 200'000 })[0];
+    std::stable_sort(
+        sent.begin(), sent.end(), [](auto& a, auto& b) { return a.fromNs < b.fromNs; });
+    REQUIRE(slice.flows.size() == sent.size());
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+        CHECK(slice.flows[i].fromNs == sent[i].fromNs);
+        CHECK(slice.flows[i].tag == sent[i].tag);
+    }
+}
