@@ -258,14 +258,13 @@ void TimelineRenderer::paintIntervals(const PlotCanvas::Clipped& canvas, const R
 }
 
 template<typename Name>
-void TimelineRenderer::forEachName(
-    const QFontMetrics& metrics, const TimelineFrame& f, const PlotMarks& marks, Name&& name) const
+void TimelineRenderer::forEachName(const QFontMetrics& metrics, const RowText& text,
+    const TimelineFrame& f, const PlotMarks& marks, Name&& name) const
 {
-    if (m_layout.laneHeightPx < metrics.height() - 2)
+    if (!text.labels)
         return;  // lanes too low for text
-    const int minLabelBoxPx = 6 * metrics.averageCharWidth();  // costly: once a frame, not per box
     for (const auto& [e, box] : marks.boxes) {
-        if (box.width() <= minLabelBoxPx)
+        if (box.width() <= text.minLabelBoxPx)
             continue;
         const QRect inView =
             box.intersected(QRect(f.labelWidthPx, box.top(), f.plotWidthPx(), box.height()));
@@ -273,26 +272,25 @@ void TimelineRenderer::forEachName(
     }
 }
 
-void TimelineRenderer::inkNames(
-    const PlotCanvas& canvas, QPainter& p, const TimelineFrame& f, const PlotMarks& marks) const
+void TimelineRenderer::inkNames(const PlotCanvas& canvas, QPainter& p, const QFontMetrics& metrics,
+    const RowText& text, const TimelineFrame& f, const PlotMarks& marks) const
 {
-    const QFontMetrics metrics(p.font());
     const int boxHeight = m_layout.laneHeightPx - 1;  // paintIntervals' boxes
     // Where drawLine puts the text's top in a box of that height.
     const double textTop = (boxHeight - QFontMetricsF(p.font()).height()) / 2;
     m_textMasks.begin({ p.font(), p.font().key(), boxHeight, textTop, canvas.scale(),
         p.device()->logicalDpiX(), p.device()->logicalDpiY() });
     const PlotCanvas::Clipped plot = canvas.clipped(f.plotRect());
-    forEachName(metrics, f, marks, [&](QRect box, const QString& text) {
-        if (!text.isEmpty())
-            plot.multiply(box.topLeft(), m_textMasks.mask(text), box);
+    forEachName(metrics, text, f, marks, [&](QRect box, const QString& name) {
+        if (!name.isEmpty())
+            plot.multiply(box.topLeft(), m_textMasks.mask(name), box);
     });
 }
 
-void TimelineRenderer::paintMarks(QPainter& p, const TimelineFrame& f, const TimelineHighlights& h,
-    const PlotMarks& marks, bool namesInked) const
+void TimelineRenderer::paintMarks(QPainter& p, const QFontMetrics& metrics, const RowText& text,
+    const TimelineFrame& f, const TimelineHighlights& h, const PlotMarks& marks,
+    bool namesInked) const
 {
-    const QFontMetrics metrics(p.font());
     if (!h.matches.empty()) {
         p.setPen(QPen(Qt::black, 2));
         for (const auto& [e, box] : marks.boxes) {
@@ -302,15 +300,15 @@ void TimelineRenderer::paintMarks(QPainter& p, const TimelineFrame& f, const Tim
     }
     if (!namesInked) {
         p.setPen(Qt::black);
-        forEachName(metrics, f, marks,
-            [&](QRect box, const QString& text) { drawLine(p, box, text, f.plotRect()); });
+        forEachName(metrics, text, f, marks,
+            [&](QRect box, const QString& name) { drawLine(p, box, name, f.plotRect()); });
     }
-    for (auto [plate, text] : marks.plates) {
-        plate.setWidth(metrics.horizontalAdvance(text) + 6);
+    for (auto [plate, range] : marks.plates) {
+        plate.setWidth(metrics.horizontalAdvance(range) + 6);
         p.setClipRect(f.plotRect());  // drawLine left it on its text
         p.fillRect(plate, QColor(255, 255, 255, 200));
         p.setPen(QColor(0x20, 0x20, 0x20));
-        drawLine(p, plate.adjusted(3, 0, 0, 0), text, f.plotRect());
+        drawLine(p, plate.adjusted(3, 0, 0, 0), range, f.plotRect());
     }
     p.setClipRect(f.plotRect());
 }
@@ -483,13 +481,13 @@ void TimelineRenderer::paint(QPainter& p, const TimelineFrame& f, const Timeline
     p.setClipRect(plot);
     PlotMarks marks;
     bool namesInked = false;
+    const QFontMetrics metrics(p.font());  // costly: once a frame, not per row
+    RowText text;
+    text.labels = m_layout.laneHeightPx >= metrics.height() - 2;
+    text.minLabelBoxPx = 6 * metrics.averageCharWidth();
+    text.heightPx = metrics.height();
     {
         PlotCanvas canvas(p, plot, m_plotPixels);
-        const QFontMetrics metrics(p.font());  // costly: once a frame, not per row
-        RowText text;
-        text.labels = m_layout.laneHeightPx >= metrics.height() - 2;
-        text.minLabelBoxPx = 6 * metrics.averageCharWidth();
-        text.heightPx = metrics.height();
         // A row's work: its events and cells, and a pass over its pixel columns.
         auto workOf = [&f](const storage::TrackSlice& s) {
             return s.cells.size() + s.intervals.size() + s.instants.size() + s.instantCells.size()
@@ -546,10 +544,10 @@ void TimelineRenderer::paint(QPainter& p, const TimelineFrame& f, const Timeline
         // glyph, they were half of a narrow frame's paint.
         namesInked = canvas.pixels();
         if (namesInked)
-            inkNames(canvas, p, f, marks);
+            inkNames(canvas, p, metrics, text, f, marks);
         canvas.draw();
     }
-    paintMarks(p, f, highlights, marks, namesInked);
+    paintMarks(p, metrics, text, f, highlights, marks, namesInked);
     if (highlights.flows)
         paintFlows(p, f, data, highlights);
     paintOverlays(p, f, highlights);

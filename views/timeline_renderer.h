@@ -209,16 +209,17 @@ private:
         const TimelineFrame& f, const TimelineRow& row, const storage::TrackSlice& slice,
         PlotMarks& marks) const;
     /// Search outlines, counter ranges, and the names in wide boxes unless `namesInked`.
-    void paintMarks(QPainter& p, const TimelineFrame& f, const TimelineHighlights& h,
-        const PlotMarks& marks, bool namesInked) const;
+    void paintMarks(QPainter& p, const QFontMetrics& metrics, const RowText& text,
+        const TimelineFrame& f, const TimelineHighlights& h, const PlotMarks& marks,
+        bool namesInked) const;
     /// The names in wide boxes, into a pixel canvas's pixels (TextMasks).
-    void inkNames(const PlotCanvas& canvas, QPainter& p, const TimelineFrame& f,
-        const PlotMarks& marks) const;
-    /// Calls name(box, text) for each box of `marks` wide enough for its name: the box the
-    /// text goes in, within the plot, and the name fitted to it.
+    void inkNames(const PlotCanvas& canvas, QPainter& p, const QFontMetrics& metrics,
+        const RowText& text, const TimelineFrame& f, const PlotMarks& marks) const;
+    /// Calls name(box, text) for each box of `marks` wide enough for its name (`text`'s
+    /// sizes): the box the text goes in, within the plot, and the name fitted to it.
     template<typename Name>
-    void forEachName(const QFontMetrics& metrics, const TimelineFrame& f, const PlotMarks& marks,
-        Name&& name) const;
+    void forEachName(const QFontMetrics& metrics, const RowText& text, const TimelineFrame& f,
+        const PlotMarks& marks, Name&& name) const;
     void paintFlows(QPainter& p, const TimelineFrame& f, const TimelineData& data, const TimelineHighlights& h) const;
     void paintOverlays(QPainter& p, const TimelineFrame& f, const TimelineHighlights& h) const;
     /// One line of text, left-aligned and centred vertically in `box`.
