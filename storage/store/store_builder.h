@@ -15,9 +15,10 @@
 // fails at once with the reason ("cannot create DIR/x.strata: permission denied").
 //
 // Memory: buffers hold events until they pass the budget, then go to a SpillFile; at
-// finish() each track is reloaded just before it is tiled. Workers process at most
-// 2 x threads tracks ahead of the writer, so peak memory is about the budget plus the
-// tracks being tiled (one track's events must fit in memory). Tiling a track holds its
+// finish() each track is reloaded just before it is tiled. Workers process 2 x threads
+// tracks ahead of the writer, and more (at most 64) while the tiled tracks waiting for it
+// hold under a quarter of the budget in memory, so peak memory is about 1.25 x the budget
+// plus the tracks being tiled (one track's events must fit in memory). Tiling a track holds its
 // events and args, one window of its summary levels and flame pyramid at a time
 // (level_summarizer.h, flame_summarizer.h), and a few MB of encoded tiles: the rest waits
 // for the writer in a temporary file (payload_spool.h).
