@@ -147,30 +147,36 @@ int ingestCommand(const Comm& comm, const Args& args)
     const std::int64_t runStart = comm.min(span ? span->startNs : kNone);
     const std::int64_t runEnd = comm.max(span ? span->endNs : std::numeric_limits<std::int64_t>::min());
     const std::int64_t events = comm.sum(builder ? static_cast<std::int64_t>(builder->eventCount()) : 0);
+    std::string checksum;  // of this rank's shard, taken here rather than by rank 0 for all
     error = attempt([&] {
         if (!builder)
             return;
         if (runStart != kNone)
             builder->extendSpan({runStart, runEnd});
         builder->finish();
+        checksum = storage::fileChecksum(shard);
     });
     if (const std::string failed = comm.firstError(error); !failed.empty())
         return fail(comm, failed, shard, request.output);
 
     // Phase 3: rank 0 publishes the shards, in rank order (= the files' order).
     const std::vector<std::string> files = comm.gather(builder ? shard.string() : std::string());
+    const std::vector<std::string> fileChecksums = comm.gather(checksum);
     error = comm.broadcast(comm.root() ? attempt([&] {
         std::vector<std::filesystem::path> shards;
-        for (const std::string& f : files) {
-            if (!f.empty())
-                shards.emplace_back(f);
+        std::vector<std::string> checksums;
+        for (std::size_t r = 0; r < files.size(); ++r) {
+            if (!files[r].empty()) {
+                shards.emplace_back(files[r]);
+                checksums.push_back(fileChecksums[r]);
+            }
         }
         std::string sources;
         for (const auto& input : plan.traces)
             sources += (sources.empty() ? "" : ";") + input.string();
         report["source"] = sources;
         report["source_signature"] = sourceSignature(request.inputs);
-        storage::publishRun(request.output, shards, report);
+        storage::publishRun(request.output, shards, checksums, report);
     })
                                        : std::string());
     if (!error.empty())

@@ -71,8 +71,6 @@ public:
     void finish();
 
 private:
-    void publish(const std::vector<std::filesystem::path>& shardFiles);
-
     std::filesystem::path m_target;
     RunBuildOptions m_options;
     std::vector<std::unique_ptr<StoreBuilder>> m_shards;
@@ -86,12 +84,14 @@ private:
 void prepareShardFolder(const std::filesystem::path& target);
 /// - the temporary name shard `index` of this process is finished into (StoreBuilder);
 std::filesystem::path shardTempFile(const std::filesystem::path& target, int index);
-/// - publishes finished shard files (in track order) as the run at `target`: renames them
-///   into its shard folder under names that carry a tag of the run's content, writes the
-///   manifest with `meta` and renames it over `target` last, then removes the files of
-///   the folder it does not name. On failure, nothing at `target` changed.
-void publishRun(const std::filesystem::path& target, const std::vector<std::filesystem::path>& shardFiles,
-                const std::map<std::string, std::string>& meta, bool abortBeforeManifest = false);
+/// - publishes finished shard files (in track order), with their fileChecksum()s, as the
+///   run at `target`: renames them into its shard folder under names that carry a tag of
+///   the run's content, writes the manifest with `meta` and renames it over `target` last,
+///   then removes the files of the folder it does not name. On failure, nothing at
+///   `target` changed.
+void publishRun(const std::filesystem::path& target,
+    const std::vector<std::filesystem::path>& shardFiles, const std::vector<std::string>& checksums,
+    const std::map<std::string, std::string>& meta, bool abortBeforeManifest = false);
 
 /// Removes, next to `target` and in its shard folder, the temporary files of builds whose
 /// process no longer runs, and in the shard folder every other file that `keep` (file

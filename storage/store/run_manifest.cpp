@@ -309,8 +309,8 @@ private:
 } // namespace
 
 RunManifest describeRun(const std::vector<std::filesystem::path>& files,
-                        const std::vector<std::string>& paths,
-                        const std::map<std::string, std::string>& meta)
+    const std::vector<std::string>& paths, const std::vector<std::string>& checksums,
+    const std::map<std::string, std::string>& meta)
 {
     RunManifest run;
     std::map<std::pair<model::StackId, model::StringId>, model::StackId> stackIds;
@@ -329,7 +329,7 @@ RunManifest describeRun(const std::vector<std::filesystem::path>& files,
         for (const TrackSummary& t : shard.summaries())
             s.events += t.intervals + t.instants + t.counters + t.flows + t.samples;
         s.bytes = std::filesystem::file_size(files[i]);
-        s.checksum = fileChecksum(files[i]);
+        s.checksum = checksums.at(i);
         s.headChecksum = headChecksum(files[i]);
         ShardIds& ids = run.ids.emplace_back();
         ids.firstTrack = s.firstTrack;

@@ -87,12 +87,12 @@ std::string fileChecksum(const std::filesystem::path& file);
 std::string headChecksum(const std::filesystem::path& file);
 
 /// The manifest of finished shard files (in track order, to be found at `paths`, relative
-/// to the manifest's folder): the run's tables merged in shard order, each shard's
-/// counts and checksums, its foreign tracks resolved to the run's (StoreError naming the
-/// shard and the path when one names no track of the run, or several), and `meta` over
-/// the shards' own meta (import reports).
+/// to the manifest's folder, their fileChecksum()s in `checksums`): the run's tables
+/// merged in shard order, each shard's counts and checksums, its foreign tracks resolved
+/// to the run's (StoreError naming the shard and the path when one names no track of the
+/// run, or several), and `meta` over the shards' own meta (import reports).
 RunManifest describeRun(const std::vector<std::filesystem::path>& files,
-                        const std::vector<std::string>& paths,
-                        const std::map<std::string, std::string>& meta);
+    const std::vector<std::string>& paths, const std::vector<std::string>& checksums,
+    const std::map<std::string, std::string>& meta);
 
 } // namespace strata::storage
