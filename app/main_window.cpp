@@ -174,6 +174,10 @@ void MainWindow::buildDocks()
     legendDock->setObjectName(QStringLiteral("legend"));
     legendDock->setWidget(m_legend);
     addDockWidget(Qt::RightDockWidgetArea, legendDock);
+    // Cells are read in full for the legend only while it shows (a hidden or closed dock,
+    // or a tab behind another).
+    connect(legendDock, &QDockWidget::visibilityChanged, m_timeline,
+        &views::TimelineWidget::setFullCellsWanted);
     if (!views::CounterChartsPanel::counterTracks(*m_store).empty()) {
         m_counters = new views::CounterChartsPanel(*m_store, this);
         auto* countersDock = new QDockWidget(tr("Counters"), this);

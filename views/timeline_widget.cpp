@@ -56,8 +56,18 @@ void TimelineWidget::requestData()
     const TimelineFrame f = frame();
     // While a search marks names, every pass reads them all: a pass with the cells as
     // drawn would mark only the names the cells are coloured by.
+    const bool searching = !m_highlights.matches.empty();
     m_fetcher.request({ visibleTracks(m_renderer.layout(), f), f.window, f.plotWidthPx(), 0,
-        storage::CellDetail::Full, m_highlights.matches.empty() });
+        m_fullCellsWanted || searching ? storage::CellDetail::Full : storage::CellDetail::Drawn,
+        !searching });
+}
+
+void TimelineWidget::setFullCellsWanted(bool wanted)
+{
+    if (wanted == m_fullCellsWanted)
+        return;
+    m_fullCellsWanted = wanted;
+    requestData();
 }
 
 void TimelineWidget::waitForData()

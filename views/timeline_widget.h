@@ -58,6 +58,12 @@ public:
     void setKernelMetric(std::shared_ptr<const KernelMetricColors> metric);
     void toggleCollapsed(model::TrackId group);
     void setFlowsVisible(bool visible);
+    /// Whether each window's cells are read in full after the pass that draws them: the
+    /// legend lists every name a cell holds, which the cells as drawn do not keep (their
+    /// colour's name only). On by default; the main window turns it off while its legend
+    /// is hidden, so that no frame pays for a detail nothing shows (a tooltip reads its
+    /// own cell's detail). Search marks read it regardless.
+    void setFullCellsWanted(bool wanted);
 
     const TimelineLayout& layout() const { return m_renderer.layout(); }
     const Palette& palette() const { return m_renderer.palette(); }
@@ -103,6 +109,7 @@ private:
     ZoomHistory m_history;
     TimelineHighlights m_highlights;
     model::TimeRange m_window;
+    bool m_fullCellsWanted = true;
     int m_scrollPx = 0;
     Drag m_drag = Drag::None;
     QPointF m_pressPos;

@@ -1,15 +1,18 @@
 // Navigation invariants of the timeline widget, driven by synthetic input events.
 
-#include "storage/store/store_builder.h"
-#include "storage/store/store_reader.h"
-#include "tests/support/temp_dir.h"
 #include "views/timeline_widget.h"
 
+#include "app/main_window.h"
+#include "storage/store/store_builder.h"
+#include "storage/store/store_reader.h"
+
 #include <QApplication>
+#include <QDockWidget>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QWheelEvent>
 
+#include "tests/support/temp_dir.h"
 #include <catch2/catch.hpp>
 
 using namespace strata;
@@ -86,4 +89,58 @@ TEST_CASE("dragging pans by pixels times ns per pixel, and keys zoom and fit", "
     QApplication::sendEvent(&widget, &f);
     CHECK(widget.window().startNs <= store.span().startNs);
     CHECK(widget.window().endNs >= store.span().endNs);
+}
+
+TEST_CASE("the timeline reads every cell in full only while it is wanted or a search marks names",
+    "[gui][fetch]") {
+    test::TempDir dir;
+    storage::StoreReader store(makeStore(dir));
+    views::TimelineWidget widget(store);
+    widget.resize(1200, 300);
+    widget.fitAll();
+    widget.waitForData();
+    CHECK(widget.data()->cells == storage::CellDetail::Full);
+
+    widget.setFullCellsWanted(false);
+    widget.waitForData();
+    CHECK(widget.data()->cells == storage::CellDetail::Drawn);
+    widget.zoom(0.5, 600);  // later windows too
+    widget.waitForData();
+    CHECK(widget.data()->cells == storage::CellDetail::Drawn);
+
+    model::StringId a = model::kEmptyString;
+    REQUIRE(store.strings().find("a", a));
+    widget.setSearchMatches({ a });
+    widget.waitForData();
+    CHECK(widget.data()->cells == storage::CellDetail::Full);
+    widget.setSearchMatches({});
+    widget.waitForData();
+    CHECK(widget.data()->cells == storage::CellDetail::Drawn);
+
+    widget.setFullCellsWanted(true);
+    widget.waitForData();
+    CHECK(widget.data()->cells == storage::CellDetail::Full);
+}
+
+TEST_CASE("the main window reads cells in full only while its legend shows", "[gui][fetch]") {
+    test::TempDir dir;
+    app::MainWindow window(std::make_unique<storage::StoreReader>(makeStore(dir)));
+    window.resize(1400, 900);
+    window.show();
+    QApplication::processEvents();
+    auto* legend = window.findChild<QDockWidget*>(QStringLiteral("legend"));
+    REQUIRE(legend);
+    views::TimelineWidget* timeline = window.timeline();
+    timeline->waitForData();
+    CHECK(timeline->data()->cells == storage::CellDetail::Full);
+
+    legend->hide();
+    QApplication::processEvents();
+    timeline->waitForData();
+    CHECK(timeline->data()->cells == storage::CellDetail::Drawn);
+
+    legend->show();
+    QApplication::processEvents();
+    timeline->waitForData();
+    CHECK(timeline->data()->cells == storage::CellDetail::Full);
 }
