@@ -40,7 +40,7 @@ void printProgress(const bench::Metric& m)
 
 int benchCommand(const Args& args)
 {
-    ArgParser p(args, { "--events", "--queries", "--store" },
+    ArgParser p(args, { "--events", "--queries", "--store", "--runs" },
         { "--quick", "--json", "--no-ingest", "--flame", "--replay", "--variability" });
     bench::BenchOptions options;
     options.quick = p.flag("--quick");
@@ -48,6 +48,7 @@ int benchCommand(const Args& args)
         options.eventCounts = { p.integer("--events", 0, 1000, 1'000'000'000) };
     options.queries = static_cast<int>(p.integer("--queries", 400, 10, 100000));
     options.ingest = !p.flag("--no-ingest");
+    options.ingestRuns = static_cast<int>(p.integer("--runs", options.quick ? 1 : 3, 1, 99));
     if (const auto store = p.value("--store")) {
         storage::StoreReader validate(*store);  // a bad store is one error line, here
         options.store = *store;

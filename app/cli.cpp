@@ -28,7 +28,7 @@ constexpr const char* kUsage = R"(usage:
   strata render RUN1.strata RUN2.strata... --view metrics -o OUT.png|OUT.svg [--size WxH] [--scale 1..4]   # POP scaling table
   strata cut STORE -o OUT.strata|OUT.json|OUT.json.gz|OUT.prv [--window T0:T1] [--tracks REGEX] [--filter EXPR] [--rebase]
   strata synth -o OUT.json|OUT.json.gz|OUT.prv|OUT.strata --events N [--ranks R] [--seed S] [--shards N]
-  strata bench [--quick] [--json] [--events N] [--queries N] [--no-ingest] [--store STORE] [--flame|--replay]
+  strata bench [--quick] [--json] [--events N] [--queries N] [--no-ingest] [--runs N] [--store STORE] [--flame|--replay]
   strata bench --variability [--json] [--events N] [--store STORE]
   strata [FILE...]       # the GUI: a store, or traces as ingest takes them (the demo when no FILE)
 Times accept units: 12.5ms, 300us, 42ns, 2s (plain numbers are ns).

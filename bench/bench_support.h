@@ -6,13 +6,15 @@
 #include "model/time_units.h"
 #include "storage/store/store_reader.h"
 
-#include <chrono>
-#include <filesystem>
-#include <string>
-#include <cstdio>
-#include <stdexcept>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace strata::bench {
@@ -60,6 +62,22 @@ std::vector<double> inChild(Fn fn)
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         throw std::runtime_error("bench: a child phase failed");
     return values;
+}
+
+/// Runs `fn` in a child process `runs` times and returns the values of the run whose first
+/// value (its time) is the median: the lower middle of an even count. Ingest rates move by
+/// a fifth from run to run on a shared machine; one run's figure is no reading.
+template<typename Fn>
+std::vector<double> medianRunInChild(int runs, Fn fn)
+{
+    std::vector<std::vector<double>> all;
+    for (int i = 0; i < std::max(1, runs); ++i)
+        all.push_back(inChild(fn));
+    std::sort(
+        all.begin(), all.end(), [](const std::vector<double>& a, const std::vector<double>& b) {
+            return a.at(0) < b.at(0);
+        });
+    return all[(all.size() - 1) / 2];
 }
 
 /// The 64 busiest tracks, as a viewer shows them (interval tracks and counters).

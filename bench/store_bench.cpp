@@ -208,7 +208,7 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
         // The app's ingest when it gave it (one file: its threads scan the file, then tile),
         // by one thread and by two; else the storage path on one thread.
         auto ingestWith = [&](int threads) {
-            return inChild([&] {
+            return medianRunInChild(options.ingestRuns, [&] {
                 const auto start = Clock::now();
                 double ingested = 0;
                 if (options.ingestFiles) {
@@ -264,7 +264,7 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
         }
         double ms[3] = {};
         for (int workers = 1; workers <= 2; ++workers) {
-            const auto ingest = inChild([&] {
+            const auto ingest = medianRunInChild(options.ingestRuns, [&] {
                 const auto start = Clock::now();
                 options.ingestFiles(ranks, dir / "ranks.strata", workers);
                 return std::vector<double> { msSince(start), peakRssMb() };
@@ -288,7 +288,7 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
         const std::filesystem::path prv = dir / "trace.prv";
         const std::filesystem::path store = dir / "paraver.strata";
         writeSynthetic<storage::ParaverWriter>(prv, events);
-        const auto ingest = inChild([&] {
+        const auto ingest = medianRunInChild(options.ingestRuns, [&] {
             const auto start = Clock::now();
             storage::StoreBuilder builder(store);
             storage::ParaverImportOptions paraver;

@@ -41,6 +41,8 @@ struct BenchOptions
     std::vector<long long> eventCounts;  ///< default: 1M, 10M and 100M (not with quick)
     int queries = 400;
     bool ingest = true;  ///< also time a Chrome JSON ingest end to end
+    /// Each ingest case runs this many times; its figures are the median run's.
+    int ingestRuns = 3;
     /// An existing store (a real trace): only its query and frame phases are measured,
     /// no synthetic stores are built and nothing is ingested.
     std::string store;
