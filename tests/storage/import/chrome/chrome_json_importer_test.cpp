@@ -133,6 +133,18 @@ std::string errorOf(const std::filesystem::path& path)
     return "(no error)";
 }
 
+/// Where scanJsonObject reports `text` malformed; npos when it does not.
+std::size_t syntaxErrorAt(std::string_view text)
+{
+    std::vector<storage::JsonField> fields;
+    try {
+        storage::scanJsonObject(text, fields);
+    } catch (const storage::JsonSyntaxError& e) {
+        return e.offset;
+    }
+    return std::string::npos;
+}
+
 }  // namespace
 
 TEST_CASE("scanJsonObject lists top-level members and checks syntax", "[chrome]") {
@@ -151,21 +163,13 @@ TEST_CASE("scanJsonObject lists top-level members and checks syntax", "[chrome]"
     for (std::size_t cut = 1; cut < text.size(); ++cut)
         CHECK(storage::scanJsonObject(std::string_view(text).substr(0, cut), fields) == 0);
 
-    auto errorAt = [&](const std::string& bad) -> std::size_t {
-        try {
-            storage::scanJsonObject(bad, fields);
-        } catch (const storage::JsonSyntaxError& e) {
-            return e.offset;
-        }
-        return std::string::npos;
-    };
-    CHECK(errorAt(R"({"a" 1})") == 5);
-    CHECK(errorAt(R"({"a": 1 "b": 2})") == 8);
-    CHECK(errorAt(R"({"a": tru})") == 6);
-    CHECK(errorAt(R"({"a": 01})") == 7);
-    CHECK(errorAt(R"({"a": [1, 2}})") == 11);
-    CHECK(errorAt(R"({"a": "\x"})") == 7);
-    CHECK(errorAt(R"({"a": -})") == 7);
+    CHECK(syntaxErrorAt(R"({"a" 1})") == 5);
+    CHECK(syntaxErrorAt(R"({"a": 1 "b": 2})") == 8);
+    CHECK(syntaxErrorAt(R"({"a": tru})") == 6);
+    CHECK(syntaxErrorAt(R"({"a": 01})") == 7);
+    CHECK(syntaxErrorAt(R"({"a": [1, 2}})") == 11);
+    CHECK(syntaxErrorAt(R"({"a": "\x"})") == 7);
+    CHECK(syntaxErrorAt(R"({"a": -})") == 7);
 }
 
 TEST_CASE(
@@ -185,19 +189,11 @@ TEST_CASE(
         for (std::size_t cut = 1; cut < text.size(); ++cut)
             CHECK(storage::scanJsonObject(std::string_view(text).substr(0, cut), fields) == 0);
     }
-    auto errorAt = [&](const std::string& bad) -> std::size_t {
-        try {
-            storage::scanJsonObject(bad, fields);
-        } catch (const storage::JsonSyntaxError& e) {
-            return e.offset;
-        }
-        return std::string::npos;
-    };
-    CHECK(errorAt(R"({"a": ,"b":1})") == 6);  // a value expected after ": "
-    CHECK(errorAt(R"({"a":1, })") == 8);  // a member name expected after ", "
-    CHECK(errorAt(R"({"a":1, ,"b":1})") == 8);
-    CHECK(errorAt(R"({"a":[1, ]})") == 9);  // an element expected after ", "
-    CHECK(errorAt(R"({"a": :1})") == 6);
+    CHECK(syntaxErrorAt(R"({"a": ,"b":1})") == 6);  // a value expected after ": "
+    CHECK(syntaxErrorAt(R"({"a":1, })") == 8);  // a member name expected after ", "
+    CHECK(syntaxErrorAt(R"({"a":1, ,"b":1})") == 8);
+    CHECK(syntaxErrorAt(R"({"a":[1, ]})") == 9);  // an element expected after ", "
+    CHECK(syntaxErrorAt(R"({"a": :1})") == 6);
 }
 
 TEST_CASE("listJsonObject lists what scanJsonObject lists, and hands bad text to it", "[chrome]") {
