@@ -70,6 +70,12 @@ void ShardRouter::setMeta(std::string key, std::string value)
     m_run.setMeta(std::move(key), std::move(value));
 }
 
+void ShardRouter::expectIntervals(model::TrackId track, std::size_t count, std::size_t argBytes)
+{
+    const Place& p = place(track);
+    m_run.shard(p.shard).expectIntervals(p.track, count, argBytes);
+}
+
 void ShardRouter::addInterval(model::TrackId track, const model::Interval& interval, std::string_view args)
 {
     const Place& p = place(track);

@@ -30,6 +30,7 @@ public:
     void addInstant(model::TrackId track, const model::Instant& instant,
                     std::string_view args = {}) override;
     void addCounterSample(model::TrackId track, const model::CounterSample& sample) override;
+    void expectIntervals(model::TrackId track, std::size_t count, std::size_t argBytes) override;
     void addFlow(model::TrackId fromTrack, const model::Flow& flow) override;
     model::StackId internStack(model::StackId parent, model::StringId frame) override;
     void addStackSample(model::TrackId track, const model::StackSample& sample) override;

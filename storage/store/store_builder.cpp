@@ -332,6 +332,7 @@ void StoreBuilder::spillEvents()
     for (std::size_t track = 0; track < m_tracks.size(); ++track)
         m_spill->spill(static_cast<model::TrackId>(track), *m_tracks[track]);
     m_bufferedBytes = 0;
+    m_reservedBytes = 0;
 }
 
 std::size_t StoreBuilder::heldBytes() const
@@ -375,6 +376,21 @@ void StoreBuilder::addInterval(model::TrackId track, const model::Interval& inte
     appendArgs(buf.intervalArgs, buf.intervals.size() - 1, args);
     noteTime(interval.startNs, interval.endNs);
     account(sizeof(model::Interval) + args.size());
+}
+
+void StoreBuilder::expectIntervals(model::TrackId track, std::size_t count, std::size_t argBytes)
+{
+    const std::size_t bytes =
+        count * (sizeof(model::Interval) + (argBytes > 0 ? sizeof(std::uint64_t) : 0)) + argBytes;
+    if (track >= m_tracks.size() || m_reservedBytes + bytes > m_options.memoryBudgetBytes / 4)
+        return;
+    m_reservedBytes += bytes;
+    TrackBuffer& buf = *m_tracks[track];
+    buf.intervals.reserve(buf.intervals.size() + count);
+    if (argBytes > 0) {
+        buf.intervalArgs.ends.reserve(buf.intervals.size() + count);
+        buf.intervalArgs.bytes.reserve(buf.intervalArgs.bytes.size() + argBytes);
+    }
 }
 
 void StoreBuilder::addInstant(model::TrackId track, const model::Instant& instant,

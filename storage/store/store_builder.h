@@ -73,6 +73,9 @@ public:
     void addInstant(model::TrackId track, const model::Instant& instant,
                     std::string_view args = {}) override;
     void addCounterSample(model::TrackId track, const model::CounterSample& sample) override;
+    /// Reserves room for the intervals while the reservations of the tracks held stay
+    /// under a quarter of the memory budget.
+    void expectIntervals(model::TrackId track, std::size_t count, std::size_t argBytes) override;
     void addFlow(model::TrackId fromTrack, const model::Flow& flow) override;
     model::StackId internStack(model::StackId parent, model::StringId frame) override;
     void addStackSample(model::TrackId track, const model::StackSample& sample) override;
@@ -126,6 +129,7 @@ private:
     std::map<TrackPath, model::TrackId> m_foreignIds;
     std::uint64_t m_events = 0;
     std::size_t m_bufferedBytes = 0;
+    std::size_t m_reservedBytes = 0;  ///< by expectIntervals(), since the last spill
     std::unique_ptr<SpillFile> m_spill;
     model::TimeNs m_minNs = 0;
     model::TimeNs m_maxNs = 0;

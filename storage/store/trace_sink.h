@@ -52,6 +52,13 @@ public:
                             std::string_view args = {})
         = 0;
     virtual void addCounterSample(model::TrackId track, const model::CounterSample& sample) = 0;
+    /// A hint from an importer that read ahead: about `count` intervals, with about
+    /// `argBytes` bytes of args in all, will come to `track`. A sink that buffers can make
+    /// room for them at once instead of growing (and copying) as they come.
+    virtual void expectIntervals(model::TrackId track, std::size_t count, std::size_t argBytes)
+    {
+        (void)track, (void)count, (void)argBytes;
+    }
     virtual void addFlow(model::TrackId fromTrack, const model::Flow& flow) = 0;
     /// Interns a call stack frame under `parent` (0 = root) and returns the stack's id.
     virtual model::StackId internStack(model::StackId parent, model::StringId frame) = 0;

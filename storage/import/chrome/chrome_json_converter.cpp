@@ -162,6 +162,7 @@ TrackId MainPass::threadTrack(std::uint32_t t)
     if (info.track == model::kNoTrack) {
         TrackId parent = processTrack(info.process);
         info.track = m_sink.addTrack(parent, info.kind, info.name, info.sortKey);
+        m_sink.expectIntervals(info.track, info.slices, info.sliceArgBytes);
     }
     return info.track;
 }

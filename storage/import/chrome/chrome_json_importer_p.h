@@ -133,6 +133,8 @@ struct ThreadInfo
     bool gpuWork = false;
     std::uint32_t order = 0;
     model::TimeNs maxEndNs = kNoTime;  // absolute, from the pre-scan
+    std::uint64_t slices = 0;  // X and B events, from the pre-scan
+    std::uint64_t sliceArgBytes = 0;  // the raw text of their args
     /// Absolute times of flow ends (f without bp:"e") that bind to the next slice, sorted.
     std::vector<model::TimeNs> nextSliceFlowNs;
     // Decided by ChromeLayout::finalize():

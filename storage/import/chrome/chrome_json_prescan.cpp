@@ -470,6 +470,8 @@ void ChromeLayout::append(const ChromeLayout& later)
         t.cpuWork = t.cpuWork || from.cpuWork;
         t.gpuWork = t.gpuWork || from.gpuWork;
         t.maxEndNs = std::max(t.maxEndNs, from.maxEndNs);
+        t.slices += from.slices;
+        t.sliceArgBytes += from.sliceArgBytes;
         t.nextSliceFlowNs.insert(
             t.nextSliceFlowNs.end(), from.nextSliceFlowNs.begin(), from.nextSliceFlowNs.end());
     }
@@ -613,6 +615,10 @@ ChromeLayout preScan(ChromeEventReader& reader, const std::function<void()>& onE
             lastWork = classifyCategory(cat);
         }
         const bool slice = phase == Phase::Complete || phase == Phase::Begin;
+        if (slice) {
+            ++thread.slices;
+            thread.sliceArgBytes += reader.event().args.size();
+        }
         if (lastWork == Work::Cpu) {
             thread.cpuWork = process.cpuWork = true;
         } else if (lastWork == Work::Gpu) {

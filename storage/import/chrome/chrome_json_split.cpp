@@ -162,6 +162,8 @@ void encodeLayout(ByteWriter& out, const ChromeLayout& layout)
         out.u8(static_cast<std::uint8_t>(t.metaNameSet | t.cpuWork << 1 | t.gpuWork << 2));
         putOptional(out, t.sortIndex);
         out.svarint(t.maxEndNs);
+        out.varint(t.slices);
+        out.varint(t.sliceArgBytes);
         out.varint(t.nextSliceFlowNs.size());
         for (const TimeNs ns : t.nextSliceFlowNs)
             out.svarint(ns);
@@ -210,6 +212,8 @@ ChromeLayout decodeLayout(ByteReader& in)
         t.gpuWork = flags & 4;
         t.sortIndex = takeOptional(in);
         t.maxEndNs = in.svarint();
+        t.slices = in.varint();
+        t.sliceArgBytes = in.varint();
         for (std::uint64_t n = in.varint(); n > 0; --n)
             t.nextSliceFlowNs.push_back(in.svarint());
     }

@@ -52,6 +52,10 @@ public:
     {
         m_inner.addCounterSample(track, sample);
     }
+    void expectIntervals(model::TrackId track, std::size_t count, std::size_t argBytes) override
+    {
+        m_inner.expectIntervals(track, count, argBytes);
+    }
     void addFlow(model::TrackId fromTrack, const model::Flow& flow) override
     {
         m_inner.addFlow(fromTrack, flow);
