@@ -151,9 +151,10 @@ std::size_t scanAfterEvent(std::string_view text, int threads, EventBatch& out, 
 // The reader's side (ChromeEventReader::Batches). Two windows take turns: while the
 // importer consumes the events of the current batch (views into m_buf), the next batch is
 // scanned on other threads over the spare window, which holds the text after the current
-// batch's last event and the input that follows it. The input is read only on the
-// importer's thread. When the last event of a batch is handed out, the windows swap; the
-// spare (the old window) keeps that event's views alive until the next batch is started.
+// batch's last event and the input that follows it, read by the thread that scans it (one
+// thread at a time reads the input: the importer's waits for the batch before it reads
+// on). When the last event of a batch is handed out, the windows swap; the spare (the old
+// window) keeps that event's views alive until the next batch is started.
 
 void ChromeEventReader::Batches::settle()
 {
@@ -180,10 +181,15 @@ void ChromeEventReader::setScanThreads(int threads)
 
 std::size_t ChromeEventReader::readInput(char* to, std::size_t bytes)
 {
+    return readInput(to, bytes, m_eof);
+}
+
+std::size_t ChromeEventReader::readInput(char* to, std::size_t bytes, bool& eof)
+{
     std::size_t done = 0;
-    while (done < bytes && !m_eof) {
+    while (done < bytes && !eof) {
         const std::size_t n = m_input.read(to + done, bytes - done);
-        m_eof = n == 0;
+        eof = n == 0;
         done += n;
     }
     return done;
@@ -241,9 +247,12 @@ void ChromeEventReader::scanAhead()
     if (b.spare.size() < tail + m_buf.size() / 2)
         b.spare.resize(tail + m_buf.size() / 2);
     std::memcpy(b.spare.data(), m_buf.data() + end, tail);
-    b.spareLen = tail + readInput(b.spare.data() + tail, b.spare.size() - tail);
     b.spareBase = m_base + end;
-    b.ahead = std::async(std::launch::async, [&b, checked = m_checked] {
+    // The input is read on the scanning thread too, so that the importer's thread only
+    // converts: nothing else reads it until the batch is taken (switchToAhead).
+    b.spareEof = m_eof;
+    b.ahead = std::async(std::launch::async, [this, &b, tail, checked = m_checked] {
+        b.spareLen = tail + readInput(b.spare.data() + tail, b.spare.size() - tail, b.spareEof);
         return scanAfterEvent(
             std::string_view(b.spare.data(), b.spareLen), b.threads, b.aheadBatch, checked);
     });
@@ -253,6 +262,7 @@ void ChromeEventReader::switchToAhead()
 {
     Batches& b = *m_batches;
     b.base = b.ahead.get();
+    m_eof = b.spareEof;
     // The reader stands at the end of the event just handed out, which is spare[0].
     std::swap(m_buf, b.spare);
     m_base = b.spareBase;

@@ -74,6 +74,7 @@ struct ChromeEventReader::Batches
     std::vector<char> spare;
     std::size_t spareLen = 0;
     std::uint64_t spareBase = 0;  ///< stream offset of spare[0]
+    bool spareEof = false;  ///< the input ended while the spare was filled
     EventBatch aheadBatch;  ///< views into `spare`, from the start `ahead` gives
     std::future<std::size_t> ahead;  ///< last: waited for before the above go
 

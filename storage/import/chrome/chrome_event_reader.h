@@ -142,6 +142,7 @@ private:
     void switchToAhead();
     void dropBatch();
     std::size_t readInput(char* to, std::size_t bytes);
+    std::size_t readInput(char* to, std::size_t bytes, bool& eof);
     void finishTopLevel();
     void endOfInput(const char* what);
 
