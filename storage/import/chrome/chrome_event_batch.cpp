@@ -149,12 +149,15 @@ std::size_t scanAfterEvent(std::string_view text, int threads, EventBatch& out, 
 }
 
 // The reader's side (ChromeEventReader::Batches). Two windows take turns: while the
-// importer consumes the events of the current batch (views into m_buf), the next batch is
-// scanned on other threads over the spare window, which holds the text after the current
-// batch's last event and the input that follows it, read by the thread that scans it (one
-// thread at a time reads the input: the importer's waits for the batch before it reads
-// on). When the last event of a batch is handed out, the windows swap; the spare (the old
-// window) keeps that event's views alive until the next batch is started.
+// importer consumes the events of the current batch (views into the window), the next
+// batch is scanned on other threads over the spare window, which holds the text after the
+// current batch's last event and the input that follows it, read by the thread that scans
+// it (one thread at a time reads the input: the importer's waits for the batch before it
+// reads on). When the last event of a batch is handed out, the windows swap; the spare
+// (the old window) keeps that event's views alive until the next batch is started.
+//
+// A mapped input (mapInput) is one window, the whole file: the batch ahead is scanned in
+// place from the current batch's end, and nothing is copied or swapped.
 
 void ChromeEventReader::Batches::settle()
 {
@@ -174,8 +177,11 @@ void ChromeEventReader::setScanThreads(int threads)
     }
     m_batches = std::make_unique<Batches>();
     m_batches->threads = threads;
-    const std::size_t window = kBatchBytesPerThread * static_cast<std::size_t>(threads);
-    m_buf.resize(std::max(m_buf.size(), window));
+    m_batches->window = kBatchBytesPerThread * static_cast<std::size_t>(threads);
+    if (m_mapped)
+        return;
+    m_buf.resize(std::max(m_buf.size(), m_batches->window));
+    m_data = m_buf.data();
     m_batches->spare.resize(m_buf.size());
 }
 
@@ -210,11 +216,11 @@ bool ChromeEventReader::takeScanned()
     Batches& b = *m_batches;
     if (b.used()) {
         // No batch: scan one here (the first, or after the reader went on sequentially).
-        if (m_len - m_pos < m_buf.size() / 2)
+        if (!m_mapped && m_len - m_pos < m_buf.size() / 2)
             refill();
         b.base = m_pos;
-        scanEventBatch(
-            std::string_view(m_buf.data() + m_pos, m_len - m_pos), b.threads, b.batch, m_checked);
+        scanEventBatch(std::string_view(m_data + m_pos, std::min(m_len - m_pos, b.window)),
+            b.threads, b.batch, m_checked);
         b.range = b.next = 0;
         b.settle();
         if (b.used())
@@ -243,9 +249,18 @@ void ChromeEventReader::scanAhead()
     Batches& b = *m_batches;
     const ScannedEvent& last = b.batch.back();
     const std::size_t end = b.base + last.offset + last.length;
+    if (m_mapped) {
+        // Scanned in place, the next window's worth of text after the batch.
+        b.aheadFrom = end;
+        const std::string_view text(m_data + end, std::min(m_len - end, b.window));
+        b.ahead = std::async(std::launch::async, [&b, text, checked = m_checked] {
+            return scanAfterEvent(text, b.threads, b.aheadBatch, checked);
+        });
+        return;
+    }
     const std::size_t tail = m_len - end;
-    if (b.spare.size() < tail + m_buf.size() / 2)
-        b.spare.resize(tail + m_buf.size() / 2);
+    if (b.spare.size() < tail + b.window / 2)
+        b.spare.resize(tail + b.window / 2);
     std::memcpy(b.spare.data(), m_buf.data() + end, tail);
     b.spareBase = m_base + end;
     // The input is read on the scanning thread too, so that the importer's thread only
@@ -261,13 +276,19 @@ void ChromeEventReader::scanAhead()
 void ChromeEventReader::switchToAhead()
 {
     Batches& b = *m_batches;
-    b.base = b.ahead.get();
-    m_eof = b.spareEof;
-    // The reader stands at the end of the event just handed out, which is spare[0].
-    std::swap(m_buf, b.spare);
-    m_base = b.spareBase;
-    m_pos = 0;
-    m_len = b.spareLen;
+    if (m_mapped) {
+        // The reader stands at the end of the event just handed out, where the scan began.
+        b.base = b.aheadFrom + b.ahead.get();
+    } else {
+        b.base = b.ahead.get();
+        m_eof = b.spareEof;
+        // The reader stands at the end of the event just handed out, which is spare[0].
+        std::swap(m_buf, b.spare);
+        m_data = m_buf.data();
+        m_base = b.spareBase;
+        m_pos = 0;
+        m_len = b.spareLen;
+    }
     std::swap(b.batch, b.aheadBatch);
     b.range = b.next = 0;
     b.settle();

@@ -66,6 +66,7 @@ std::size_t guessEventStart(std::string_view text, std::size_t from);
 struct ChromeEventReader::Batches
 {
     int threads = 2;
+    std::size_t window = 0;  ///< bytes of text a batch is scanned from
     EventBatch batch;  ///< views into m_buf, from `base` on
     std::size_t range = 0;  ///< the next event: batch.ranges[range][next]
     std::size_t next = 0;
@@ -75,6 +76,7 @@ struct ChromeEventReader::Batches
     std::size_t spareLen = 0;
     std::uint64_t spareBase = 0;  ///< stream offset of spare[0]
     bool spareEof = false;  ///< the input ended while the spare was filled
+    std::size_t aheadFrom = 0;  ///< a mapped input: where the batch ahead was scanned from
     EventBatch aheadBatch;  ///< views into `spare`, from the start `ahead` gives
     std::future<std::size_t> ahead;  ///< last: waited for before the above go
 

@@ -94,6 +94,22 @@ ChromeEventReader::ChromeEventReader(GzipReader& input, std::string fileName, bo
     , m_keepTopLevel(keepTopLevel)
 {
     m_buf.resize(kInitialWindowBytes);
+    m_data = m_buf.data();
+}
+
+bool ChromeEventReader::mapInput()
+{
+    const std::string_view content = m_input.mapContent();
+    if (content.empty())
+        return false;
+    m_mapped = true;
+    m_data = content.data();
+    m_len = content.size();
+    m_eof = true;
+    std::vector<char>().swap(m_buf);
+    if (m_batches)
+        std::vector<char>().swap(m_batches->spare);
+    return true;
 }
 
 void ChromeEventReader::startInArray(std::uint64_t offset, bool bareArray, std::uint64_t index)
@@ -126,6 +142,7 @@ bool ChromeEventReader::refill()
         m_buf.resize(m_buf.size() * 2);  // one event larger than the window
     const std::size_t before = m_len;
     m_len += readInput(m_buf.data() + m_len, m_buf.size() - m_len);
+    m_data = m_buf.data();
     return m_len > before;
 }
 
@@ -133,7 +150,7 @@ int ChromeEventReader::peekNonSpace()
 {
     // Between events ("},\n{"): found in the window, without a call (next() reads two
     // such bytes per event).
-    const char* const buf = m_buf.data();
+    const char* const buf = m_data;
     std::size_t pos = m_pos;
     while (pos < m_len && isSpace(buf[pos]))
         ++pos;
@@ -146,10 +163,10 @@ int ChromeEventReader::peekNonSpace()
 int ChromeEventReader::peekNonSpaceAfterRefill()
 {
     for (;;) {
-        while (m_pos < m_len && isSpace(m_buf[m_pos]))
+        while (m_pos < m_len && isSpace(m_data[m_pos]))
             ++m_pos;
         if (m_pos < m_len)
-            return static_cast<unsigned char>(m_buf[m_pos]);
+            return static_cast<unsigned char>(m_data[m_pos]);
         if (!refill())
             return -1;
     }
@@ -157,10 +174,10 @@ int ChromeEventReader::peekNonSpaceAfterRefill()
 
 bool ChromeEventReader::readTopKey(std::string& key)
 {
-    // m_buf[m_pos] is the opening quote.
+    // m_data[m_pos] is the opening quote.
     for (;;) {
-        const char* base = m_buf.data() + m_pos;
-        const char* end = m_buf.data() + m_len;
+        const char* base = m_data + m_pos;
+        const char* end = m_data + m_len;
         const char* q = nullptr;
         try {
             q = skipJsonString(base + 1, end, base);
@@ -196,10 +213,10 @@ bool ChromeEventReader::skipTopValue(std::string* keep)
         std::string token;
         for (;;) {
             std::size_t start = m_pos;
-            while (m_pos < m_len && !isSpace(m_buf[m_pos]) && m_buf[m_pos] != ','
-                && m_buf[m_pos] != '}' && m_buf[m_pos] != ']')
+            while (m_pos < m_len && !isSpace(m_data[m_pos]) && m_data[m_pos] != ','
+                && m_data[m_pos] != '}' && m_data[m_pos] != ']')
                 ++m_pos;
-            token.append(m_buf.data() + start, m_pos - start);
+            token.append(m_data + start, m_pos - start);
             if (m_pos < m_len || !refill())
                 break;
         }
@@ -231,7 +248,7 @@ bool ChromeEventReader::skipTopValue(std::string* keep)
     std::size_t start = m_pos;
     for (;;) {
         for (; m_pos < m_len; ++m_pos) {
-            const char ch = m_buf[m_pos];
+            const char ch = m_data[m_pos];
             if (inString) {
                 if (escape) {
                     escape = false;
@@ -266,7 +283,7 @@ bool ChromeEventReader::skipTopValue(std::string* keep)
         }
         const bool done = !inString && closers.empty() && m_pos > start;
         if (keeping) {
-            keep->append(m_buf.data() + start, m_pos - start);
+            keep->append(m_data + start, m_pos - start);
             if (keep->size() > kMaxTopLevelBytes) {
                 keeping = false;
                 keep->clear();
@@ -286,7 +303,7 @@ bool ChromeEventReader::readEvent()
         std::size_t n = 0;
         try {
             n = scanChromeEvent(
-                std::string_view(m_buf.data() + m_pos, m_len - m_pos), m_checked, m_event);
+                std::string_view(m_data + m_pos, m_len - m_pos), m_checked, m_event);
         } catch (const JsonSyntaxError& e) {
             fail(position() + e.offset, e.what);
         }
@@ -328,13 +345,18 @@ void ChromeEventReader::endOfInput(const char* what)
 
 bool ChromeEventReader::next()
 {
+    // The previous event's views end here: a mapped input gives back what lies before.
+    if (m_mapped && position() >= m_releasedTo + kReleaseStepBytes) {
+        m_input.releaseMapped(position());
+        m_releasedTo = position();
+    }
     for (;;) {
         switch (m_state) {
         case State::Start: {
             refill();
-            if (m_len >= 3 && static_cast<unsigned char>(m_buf[0]) == 0xEF
-                && static_cast<unsigned char>(m_buf[1]) == 0xBB
-                && static_cast<unsigned char>(m_buf[2]) == 0xBF)
+            if (m_len >= 3 && static_cast<unsigned char>(m_data[0]) == 0xEF
+                && static_cast<unsigned char>(m_data[1]) == 0xBB
+                && static_cast<unsigned char>(m_data[2]) == 0xBF)
                 m_pos = 3;  // a UTF-8 byte order mark
             const bool empty = m_len == 0;
             int c = peekNonSpace();

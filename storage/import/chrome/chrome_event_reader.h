@@ -3,6 +3,10 @@
 // ...} or bare array form [...]) one event at a time, with bounded memory: it keeps a
 // window of the uncompressed stream, finds each event object's extent, and hands out the
 // event's top-level members as views into that window. Nothing else of the file is held.
+// A file that is not gzip can instead be read in place (mapInput): the window is then the
+// whole mapped file, no byte is copied, and the pages already read are given back as the
+// reader moves on (4 MB at a time), so its memory stays bounded too. Mapped, the file must
+// not shrink while it is read.
 //
 // How it parses: scanJsonObject() (json_scan.h) validates an event and records its
 // top-level members while it finds where the event ends, so each byte is looked at once.
@@ -80,6 +84,11 @@ public:
     /// does not need to check again.
     void setChecked(bool checked) { m_checked = checked; }
 
+    /// Reads the input in place when it can be mapped (GzipReader::mapContent: a file that
+    /// is not gzip), instead of copying it through a window; false when it cannot. Call it
+    /// before the first next(), after setScanThreads().
+    bool mapInput();
+
     /// Reads from inside the traceEvents array: `input` starts at byte `offset` of the file,
     /// where an event starts (found by a reader that read up to there), and that event is
     /// the array's `index`-th. For one file read in parts by several processes (app/mpi/).
@@ -150,7 +159,12 @@ private:
     std::string m_fileName;
     bool m_keepTopLevel = false;
     bool m_checked = false;
-    std::vector<char> m_buf;
+    static constexpr std::uint64_t kReleaseStepBytes = std::uint64_t(4) << 20;
+
+    std::vector<char> m_buf;  // the window, when the input is read (not mapped)
+    const char* m_data = nullptr;  // the window: m_buf's bytes, or the mapped input's
+    bool m_mapped = false;
+    std::uint64_t m_releasedTo = 0;  // of the mapped input
     std::size_t m_pos = 0;
     std::size_t m_len = 0;
     std::uint64_t m_base = 0;  // stream offset of m_buf[0]

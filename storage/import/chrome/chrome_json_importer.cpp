@@ -73,6 +73,7 @@ ImportStats importChromeJson(const std::filesystem::path& path, TraceSink& sink,
     GzipReader input(path, true);
     ChromeEventReader reader(input, fileName, false);
     reader.setScanThreads(options.threads);
+    reader.mapInput();
     reader.setChecked(true);  // pass 1 read the same bytes and checked them
     ProgressReporter reporter(progress, input, 2);
     while (reader.next()) {
@@ -97,6 +98,7 @@ ChromePrescan prescanChromeJson(const std::filesystem::path& path,
     GzipReader input(path, true);
     ChromeEventReader reader(input, path.string(), true);
     reader.setScanThreads(options.threads);
+    reader.mapInput();
     ProgressReporter reporter(progress, input, 1);
     auto layout = std::make_shared<ChromeLayout>(preScan(reader, [&] { reporter.tick(); }));
     reporter.report(input.fileSizeBytes());

@@ -2,6 +2,8 @@
 
 #include "storage/store/input_error.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -81,6 +83,7 @@ public:
 
     bool compressed() const { return m_compressed; }
     std::uint64_t fileSize() const { return m_fileSize; }
+    int fd() const { return ::fileno(m_file); }
     std::uint64_t fileBytesRead() const { return m_fileBytesRead.load(std::memory_order_relaxed); }
     bool truncated() const { return m_truncated.load(std::memory_order_relaxed); }
 
@@ -324,6 +327,7 @@ GzipReader::GzipReader(const std::filesystem::path& path, bool prefetch, std::ui
 {
     m_compressed = m_source->compressed();
     m_fileSizeBytes = m_source->fileSize();
+    m_startedAtOffset = startAt > 0;
     if (startAt > 0)
         m_source->seek(startAt);
     if (prefetch)
@@ -333,6 +337,35 @@ GzipReader::GzipReader(const std::filesystem::path& path, bool prefetch, std::ui
 GzipReader::~GzipReader()
 {
     m_prefetcher.reset();  // stops and joins the worker before the source goes
+    if (m_map)
+        ::munmap(m_map, m_fileSizeBytes);
+}
+
+std::string_view GzipReader::mapContent()
+{
+    if (!m_map) {
+        if (m_compressed || m_startedAtOffset || m_bytesRead > 0 || m_fileSizeBytes == 0)
+            return {};
+        void* map = ::mmap(nullptr, m_fileSizeBytes, PROT_READ, MAP_PRIVATE, m_source->fd(), 0);
+        if (map == MAP_FAILED)
+            return {};
+        ::madvise(map, m_fileSizeBytes, MADV_SEQUENTIAL);
+        m_prefetcher.reset();  // what it read ahead is not needed
+        m_map = map;
+    }
+    return std::string_view(static_cast<const char*>(m_map), m_fileSizeBytes);
+}
+
+void GzipReader::releaseMapped(std::uint64_t offset)
+{
+    offset = std::min(offset, m_fileSizeBytes);
+    m_mappedRead.store(offset, std::memory_order_relaxed);
+    const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t end = offset / page * page;
+    if (!m_map || end <= m_released)
+        return;
+    ::madvise(static_cast<char*>(m_map) + m_released, end - m_released, MADV_DONTNEED);
+    m_released = end;
 }
 
 std::size_t GzipReader::read(char* dst, std::size_t size)
@@ -344,7 +377,7 @@ std::size_t GzipReader::read(char* dst, std::size_t size)
 
 std::uint64_t GzipReader::fileBytesRead() const
 {
-    return m_source->fileBytesRead();
+    return m_map ? m_mappedRead.load(std::memory_order_relaxed) : m_source->fileBytesRead();
 }
 
 bool GzipReader::truncated() const

@@ -13,10 +13,12 @@
 // A gzip stream that stops before its end (a file cut while being written or copied) is not
 // an error: read() returns what could be inflated, then 0, and truncated() turns true.
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace strata::storage {
 
@@ -51,6 +53,15 @@ public:
     /// True once the end was reached inside a gzip member (the file was cut short).
     bool truncated() const;
 
+    /// The whole content of an uncompressed file, mapped into memory, for a caller that
+    /// scans it in place: no read() copies it into a buffer (and no prefetch thread copies
+    /// it ahead). Empty when the file is gzip, empty, started at an offset, already read
+    /// from, or cannot be mapped: the caller then reads. Valid as long as this reader.
+    std::string_view mapContent();
+    /// The mapped content before `offset` is done with: its pages leave this process's
+    /// memory (they stay in the page cache), and it counts as read (fileBytesRead).
+    void releaseMapped(std::uint64_t offset);
+
 private:
     class Source;
     struct Prefetcher;
@@ -58,8 +69,12 @@ private:
     std::unique_ptr<Source> m_source;
     std::unique_ptr<Prefetcher> m_prefetcher;
     bool m_compressed = false;
+    bool m_startedAtOffset = false;
     std::uint64_t m_fileSizeBytes = 0;
     std::uint64_t m_bytesRead = 0;
+    void* m_map = nullptr;  // of m_fileSizeBytes bytes, when mapped
+    std::uint64_t m_released = 0;  // mapped bytes before it were released
+    std::atomic<std::uint64_t> m_mappedRead { 0 };
 };
 
 /// True when the file starts with the gzip magic bytes 1f 8b.

@@ -1,6 +1,7 @@
 // Tests of the parallel scan of the traceEvents array (chrome_event_batch.h): whatever the
 // thread count, a batch holds exactly the events a sequential reader reads, in order, and
-// an import sends the sink the same calls, in the same order, with the same errors.
+// an import sends the sink the same calls, in the same order, with the same errors, whether
+// it reads the file in place (mapped) or streams it (a .json.gz).
 
 #include "storage/import/chrome/chrome_event_batch.h"
 
@@ -8,6 +9,7 @@
 #include "storage/store/input_error.h"
 #include "storage/store/trace_sink.h"
 
+#include "tests/support/gzip_file.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/transcript_sink.h"
 #include <catch2/catch.hpp>
@@ -209,6 +211,14 @@ TEST_CASE("Chrome import with several scan threads sends the same calls and erro
     broken[broken.find("\"ph\"", bytes.size() / 2)] = '%';
     files.push_back(dir.path() / "broken.json");
     std::ofstream(files.back(), std::ios::binary) << broken;
+    // An event larger than a batch's window (8 MB on 2 threads), between batches.
+    const std::size_t middle = bytes.find("\n{", bytes.size() / 2) + 1;
+    files.push_back(dir.path() / "huge_event.json");
+    std::ofstream(files.back(), std::ios::binary)
+        << bytes.substr(0, middle)
+        << R"({"ph":"i","name":"big","pid":1,"tid":1,"ts":5,"args":{"s":")"
+        << std::string(std::size_t(9) << 20, 'x') << "\"}},\n"
+        << bytes.substr(middle);
 
     for (const std::filesystem::path& file : files) {
         INFO(file.filename().string());
@@ -218,6 +228,16 @@ TEST_CASE("Chrome import with several scan threads sends the same calls and erro
         // Pass 1 made ahead (as an ingest of several rank files does) changes nothing.
         CHECK(importTranscript(file, 1, true) == one);
         CHECK(importTranscript(file, 2, true) == one);
+        // A plain file is read in place; the same bytes gzipped are streamed.
+        if (file.extension() != ".gz") {
+            const std::filesystem::path gz = dir.path() / "gz" / file.filename();
+            std::filesystem::create_directories(gz.parent_path());
+            test::writeGzip(gz, test::readFile(file));
+            std::string streamed = importTranscript(gz, 2);
+            for (std::size_t at; (at = streamed.find(gz.string())) != std::string::npos;)
+                streamed.replace(at, gz.string().size(), file.string());
+            CHECK(streamed == one);
+        }
     }
 }
 

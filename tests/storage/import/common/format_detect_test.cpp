@@ -5,6 +5,7 @@
 
 #include "storage/store/input_error.h"
 
+#include "tests/support/gzip_file.h"
 #include "tests/support/temp_dir.h"
 #include <catch2/catch.hpp>
 #include <sqlite3.h>
@@ -19,19 +20,12 @@ using storage::TraceFormat;
 
 namespace {
 
+using test::writeGzip;
+
 void writeAll(const std::filesystem::path& path, const std::string& bytes)
 {
     std::ofstream out(path, std::ios::binary);
     out << bytes;
-}
-
-void writeGzip(const std::filesystem::path& path, const std::string& bytes)
-{
-    gzFile f = gzopen(path.c_str(), "wb");
-    REQUIRE(f);
-    REQUIRE(gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size()))
-        == static_cast<int>(bytes.size()));
-    gzclose(f);
 }
 
 void makeSqlite(const std::filesystem::path& path, const char* sql)
