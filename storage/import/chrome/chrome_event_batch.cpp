@@ -234,7 +234,7 @@ bool ChromeEventReader::takeScanned()
     const ScannedEvent& e = b.batch.ranges[b.range][b.next++];
     if (b.base + e.offset != m_pos)
         throw std::logic_error("ChromeEventReader: a scanned event is not where the reader is");
-    m_event = e.event;
+    m_current = &e.event;  // valid until the next batch starts: after the next next()
     m_eventOffset = position();
     m_eventIndex = m_nextIndex++;
     m_pos = b.base + e.offset + e.length;
@@ -251,11 +251,15 @@ void ChromeEventReader::scanAhead()
     const std::size_t end = b.base + last.offset + last.length;
     if (m_mapped) {
         // Scanned in place, the next window's worth of text after the batch.
+        // What lies before the current batch is done with (the last event handed out of
+        // the batch before is past): given back there, off the importer's thread.
         b.aheadFrom = end;
         const std::string_view text(m_data + end, std::min(m_len - end, b.window));
-        b.ahead = std::async(std::launch::async, [&b, text, checked = m_checked] {
-            return scanAfterEvent(text, b.threads, b.aheadBatch, checked);
-        });
+        b.ahead = std::async(
+            std::launch::async, [this, &b, text, done = m_base + b.base, checked = m_checked] {
+                m_input.releaseMapped(done);
+                return scanAfterEvent(text, b.threads, b.aheadBatch, checked);
+            });
         return;
     }
     const std::size_t tail = m_len - end;

@@ -345,8 +345,10 @@ void ChromeEventReader::endOfInput(const char* what)
 
 bool ChromeEventReader::next()
 {
-    // The previous event's views end here: a mapped input gives back what lies before.
-    if (m_mapped && position() >= m_releasedTo + kReleaseStepBytes) {
+    m_current = &m_event;
+    // The previous event's views end here: a mapped input gives back what lies before
+    // (read by batches, the thread that scans ahead gives it back: scanAhead).
+    if (m_mapped && !m_batches && position() >= m_releasedTo + kReleaseStepBytes) {
         m_input.releaseMapped(position());
         m_releasedTo = position();
     }

@@ -104,7 +104,7 @@ public:
 
     /// The members of the current event that importers read (valid until the next call
     /// to next()).
-    const ChromeEventFields& event() const { return m_event; }
+    const ChromeEventFields& event() const { return *m_current; }
     /// Offset of the current event in the uncompressed stream, and its index in the array.
     std::uint64_t eventOffset() const { return m_eventOffset; }
     std::uint64_t eventIndex() const { return m_eventIndex; }
@@ -172,7 +172,8 @@ private:
     State m_state = State::Start;
     bool m_bareArray = false;
     bool m_sawEvents = false;
-    ChromeEventFields m_event;
+    ChromeEventFields m_event;  // of an event read one by one
+    const ChromeEventFields* m_current = &m_event;  // m_event, or a batch's event
     std::uint64_t m_eventOffset = 0;
     std::uint64_t m_eventIndex = 0;
     std::uint64_t m_nextIndex = 0;

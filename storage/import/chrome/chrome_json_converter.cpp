@@ -113,6 +113,14 @@ private:
     std::array<std::uint64_t, 128> m_phaseCounts {};
     std::map<std::string, std::uint64_t> m_otherPhases;
     std::unordered_map<std::uint64_t, model::Role> m_roles;
+    // The roles looked up lately, by a hash of (name, category): a cache before m_roles.
+    struct RecentRole
+    {
+        std::uint64_t key = 0;
+        model::Role role = model::Role::Useful;
+        bool used = false;
+    };
+    std::array<RecentRole, 256> m_recentRoles;
     StringMap<TrackId> m_counterTracks;
     StringMap<TrackId> m_asyncTracks;
     // Sort keys of a process's counter and group tracks: their order among the process's
@@ -172,22 +180,29 @@ std::string_view MainPass::args(const EventRef& reader)
     std::string_view raw = reader.event().args;
     if (raw.size() < 2 || raw.front() != '{')
         return {};
-    minifyJson(raw, m_argsScratch);
-    if (m_argsScratch == "{}")
-        return {};
-    return m_argsScratch;
+    if (!isMinifiedJson(raw)) {  // compact args (most) are taken as they are
+        minifyJson(raw, m_argsScratch);
+        raw = m_argsScratch;
+    }
+    return raw == "{}" ? std::string_view() : raw;
 }
 
 model::Role MainPass::role(model::StringId name, model::StringId category)
 {
     const std::uint64_t key = (std::uint64_t(name) << 32) | category;
+    RecentRole& recent = m_recentRoles[(key * 0x9E3779B97F4A7C15ull) >> 56];
+    if (recent.used && recent.key == key)
+        return recent.role;
     auto it = m_roles.find(key);
-    if (it != m_roles.end())
-        return it->second;
-    model::Role r =
-        model::classifyRole(m_sink.strings().text(name), m_sink.strings().text(category));
-    m_roles.emplace(key, r);
-    return r;
+    if (it == m_roles.end()) {
+        it = m_roles
+                 .emplace(key,
+                     model::classifyRole(
+                         m_sink.strings().text(name), m_sink.strings().text(category)))
+                 .first;
+    }
+    recent = { key, it->second, true };
+    return it->second;
 }
 
 void MainPass::emitInterval(

@@ -594,8 +594,12 @@ std::optional<std::string_view> jsonString(std::string_view raw, std::string& sc
     if (raw.size() < 2 || raw.front() != '"' || raw.back() != '"')
         return std::nullopt;
     std::string_view body = raw.substr(1, raw.size() - 2);
-    if (body.find('\\') == std::string_view::npos)
+    if (body.size() <= 16) {  // ph, ids, short names: a loop costs less than memchr's call
+        if (std::find(body.begin(), body.end(), '\\') == body.end())
+            return body;
+    } else if (body.find('\\') == std::string_view::npos) {
         return body;
+    }
     scratch.clear();
     scratch.reserve(body.size());
     for (std::size_t i = 0; i < body.size(); ++i) {
@@ -653,6 +657,32 @@ std::optional<std::string_view> jsonString(std::string_view raw, std::string& sc
         }
     }
     return std::string_view(scratch);
+}
+
+bool isMinifiedJson(std::string_view raw)
+{
+    // minifyJson()'s walk, without the copy: white space outside strings ends it.
+    const char* p = raw.data();
+    const char* const end = p + raw.size();
+    while (p < end) {
+        p = findQuoteOrSpace(p, end);
+        if (p == end)
+            return true;
+        if (*p != '"')
+            return false;
+        ++p;
+        for (;;) {
+            p = findQuoteOrBackslash(p, end);
+            if (p == end || *p == '"')
+                break;
+            p += 2;  // an escape
+            if (p > end)
+                p = end;
+        }
+        if (p < end)
+            ++p;
+    }
+    return true;
 }
 
 void minifyJson(std::string_view raw, std::string& out)

@@ -90,6 +90,8 @@ std::optional<std::string_view> jsonString(std::string_view raw, std::string& sc
 
 /// Raw JSON text with the whitespace between tokens removed (strings kept as written).
 void minifyJson(std::string_view raw, std::string& out);
+/// True when `raw` has no white space outside its strings: minifyJson() would copy it whole.
+bool isMinifiedJson(std::string_view raw);
 
 /// Low-level: `p` is just after a string's opening quote. Returns its closing quote, or
 /// nullptr when `end` comes first. Throws JsonSyntaxError (offset from `base`) on a bad

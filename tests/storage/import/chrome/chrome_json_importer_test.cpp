@@ -273,9 +273,18 @@ TEST_CASE("jsonString decodes escapes and minifyJson keeps strings", "[chrome]")
     CHECK(*storage::jsonString(R"("a\"b\\c\/\n\u00e9\ud83d\ude00")", scratch)
         == "a\"b\\c/\n\xC3\xA9\xF0\x9F\x98\x80");
     CHECK_FALSE(storage::jsonString("12", scratch));
+    // Short strings (ph, ids) and long ones (kernel names) are looked at differently.
+    CHECK(*storage::jsonString(R"("short\tone")", scratch) == "short\tone");
+    CHECK(*storage::jsonString(R"("a name longer than sixteen bytes\n")", scratch)
+        == "a name longer than sixteen bytes\n");
     std::string out;
     storage::minifyJson("{\n  \"a b\": [1, 2],\n  \"c\": \"x  y\\\" z\"\n}", out);
     CHECK(out == R"({"a b":[1,2],"c":"x  y\" z"})");
+    // Compact text is taken as it is (the converter then copies nothing).
+    CHECK(storage::isMinifiedJson(out));
+    CHECK(storage::isMinifiedJson(R"({"s":"white space\" and \\ inside","n":[1,{}]})"));
+    CHECK_FALSE(storage::isMinifiedJson(R"({"a":1, "b":2})"));
+    CHECK_FALSE(storage::isMinifiedJson("{\"a\":\"x\"\n}"));
 }
 
 TEST_CASE("Chrome import: X, instants, unknown phases, missing dur and ts, metadata", "[chrome]") {
