@@ -103,48 +103,78 @@ std::size_t guessEventStart(std::string_view text, std::size_t from)
     return std::string_view::npos;
 }
 
-void scanEventBatch(std::string_view text, int threads, EventBatch& out, bool checked)
+BatchScan::BatchScan(std::string_view text, int threads, EventBatch& out, bool checked)
+    : m_text(text)
+    , m_checked(checked)
+    , m_out(out)
 {
-    // Range starts: the true start, then one guess per further thread, each guess after
-    // the previous one.
-    std::vector<std::size_t> starts { 0 };
-    const std::size_t ranges = static_cast<std::size_t>(std::max(1, threads));
-    for (std::size_t i = 1; i < ranges; ++i) {
-        const std::size_t target = std::max(starts.back() + 1, text.size() * i / ranges);
+    // Range starts: the true start, then guesses, each after the previous one. More
+    // ranges than threads, taken one by one: a thread that ends its range early takes
+    // another, and ranges of unequal cost even out.
+    m_starts.push_back(0);
+    const std::size_t ranges = static_cast<std::size_t>(std::max(1, threads)) * kRangesPerThread;
+    for (std::size_t i = 1; i < ranges && threads > 1; ++i) {
+        const std::size_t target = std::max(m_starts.back() + 1, text.size() * i / ranges);
         const std::size_t guess = guessEventStart(text, target);
         if (guess == std::string_view::npos)
             break;
-        starts.push_back(guess);
+        m_starts.push_back(guess);
     }
-    if (out.ranges.size() < starts.size())
-        out.ranges.resize(starts.size());
-    std::vector<std::size_t> next(starts.size());
-    auto scan = [&](std::size_t i) {
-        const std::size_t limit = i + 1 < starts.size() ? starts[i + 1] : text.size();
-        next[i] = scanRange(text, starts[i], limit, out.ranges[i], checked);
-    };
+    if (out.ranges.size() < m_starts.size())
+        out.ranges.resize(m_starts.size());
+    m_next.resize(m_starts.size());
+}
+
+void BatchScan::work()
+{
+    for (std::size_t i; (i = m_taken.fetch_add(1)) < m_starts.size();) {
+        const std::size_t limit = i + 1 < m_starts.size() ? m_starts[i + 1] : m_text.size();
+        m_next[i] = scanRange(m_text, m_starts[i], limit, m_out.ranges[i], m_checked);
+        if (m_finished.fetch_add(1) + 1 == m_starts.size())
+            m_finished.notify_all();
+    }
+}
+
+void BatchScan::finish()
+{
+    for (std::size_t f = m_finished.load(); f < m_starts.size(); f = m_finished.load())
+        m_finished.wait(f);
+    // Range i counts when range i - 1 counts and ended exactly where range i began.
+    m_out.rangeCount = 1;
+    while (m_out.rangeCount < m_starts.size()
+        && m_next[m_out.rangeCount - 1] == m_starts[m_out.rangeCount])
+        ++m_out.rangeCount;
+}
+
+void scanEventBatch(std::string_view text, int threads, EventBatch& out, bool checked)
+{
+    BatchScan scan(text, threads, out, checked);
     {
         std::vector<std::jthread> helpers;
-        for (std::size_t i = 1; i < starts.size(); ++i)
-            helpers.emplace_back(scan, i);
-        scan(0);
+        for (int i = 1; i < threads; ++i)
+            helpers.emplace_back([&scan] { scan.work(); });
+        scan.work();
     }
-    // Range i counts when range i - 1 counts and ended exactly where range i began.
-    out.rangeCount = 1;
-    while (out.rangeCount < starts.size() && next[out.rangeCount - 1] == starts[out.rangeCount])
-        ++out.rangeCount;
+    scan.finish();
+}
+
+/// Where the event after the one that ends at text[0] starts (past "," and white space);
+/// 0 when no event follows there.
+std::size_t nextEventStart(std::string_view text)
+{
+    std::size_t p = skipSpace(text, 0);
+    if (p == text.size() || text[p] != ',')
+        return 0;
+    p = skipSpace(text, p + 1);
+    return p < text.size() && text[p] == '{' ? p : 0;
 }
 
 std::size_t scanAfterEvent(std::string_view text, int threads, EventBatch& out, bool checked)
 {
     out.rangeCount = 0;
-    std::size_t p = skipSpace(text, 0);
-    if (p == text.size() || text[p] != ',')
-        return 0;
-    p = skipSpace(text, p + 1);
-    if (p == text.size() || text[p] != '{')
-        return 0;
-    scanEventBatch(text.substr(p), threads, out, checked);
+    const std::size_t p = nextEventStart(text);
+    if (p > 0)
+        scanEventBatch(text.substr(p), threads, out, checked);
     return p;
 }
 
@@ -205,7 +235,7 @@ void ChromeEventReader::dropBatch()
 {
     Batches& b = *m_batches;
     // Reading on while a batch is ahead would skip the input the spare took.
-    if (b.ahead.valid() || !b.used())
+    if (b.aheadPending() || !b.used())
         throw std::logic_error("ChromeEventReader: the window moves while a batch is in use");
     b.batch.rangeCount = 0;
     b.range = b.next = 0;
@@ -239,7 +269,7 @@ bool ChromeEventReader::takeScanned()
     m_eventIndex = m_nextIndex++;
     m_pos = b.base + e.offset + e.length;
     b.settle();
-    if (b.used() && b.ahead.valid())
+    if (b.used() && b.aheadPending())
         switchToAhead();
     return true;
 }
@@ -250,16 +280,25 @@ void ChromeEventReader::scanAhead()
     const ScannedEvent& last = b.batch.back();
     const std::size_t end = b.base + last.offset + last.length;
     if (m_mapped) {
-        // Scanned in place, the next window's worth of text after the batch.
-        // What lies before the current batch is done with (the last event handed out of
-        // the batch before is past): given back there, off the importer's thread.
+        // Scanned in place: the next window's worth of text after the batch, by `threads`
+        // threads while the importer converts this batch; the importer's thread then takes
+        // the ranges left, if any, before it waits (switchToAhead).
         b.aheadFrom = end;
         const std::string_view text(m_data + end, std::min(m_len - end, b.window));
-        b.ahead = std::async(
-            std::launch::async, [this, &b, text, done = m_base + b.base, checked = m_checked] {
-                m_input.releaseMapped(done);
-                return scanAfterEvent(text, b.threads, b.aheadBatch, checked);
-            });
+        b.aheadStart = nextEventStart(text);
+        b.aheadBatch.rangeCount = 0;
+        if (b.aheadStart == 0)
+            return;  // no event follows in the window: read on sequentially
+        b.aheadScan = std::make_unique<BatchScan>(
+            text.substr(b.aheadStart), b.threads, b.aheadBatch, m_checked);
+        // What lies before the current batch is done with (the last event handed out of
+        // the batch before is past): given back, off the importer's thread.
+        b.aheadHelpers.emplace_back([this, scan = b.aheadScan.get(), done = m_base + b.base] {
+            m_input.releaseMapped(done);
+            scan->work();
+        });
+        for (int i = 1; i < b.threads; ++i)
+            b.aheadHelpers.emplace_back([scan = b.aheadScan.get()] { scan->work(); });
         return;
     }
     const std::size_t tail = m_len - end;
@@ -281,8 +320,12 @@ void ChromeEventReader::switchToAhead()
 {
     Batches& b = *m_batches;
     if (m_mapped) {
+        b.aheadScan->work();
+        b.aheadScan->finish();
+        b.aheadHelpers.clear();  // joins them: they found no range left
+        b.aheadScan.reset();
         // The reader stands at the end of the event just handed out, where the scan began.
-        b.base = b.aheadFrom + b.ahead.get();
+        b.base = b.aheadFrom + b.aheadStart;
     } else {
         b.base = b.ahead.get();
         m_eof = b.spareEof;

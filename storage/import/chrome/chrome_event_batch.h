@@ -19,10 +19,13 @@
 
 #include "storage/import/chrome/chrome_event_reader.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <future>
+#include <memory>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace strata::storage {
@@ -45,6 +48,29 @@ struct EventBatch
     std::size_t size() const;
     bool empty() const { return size() == 0; }
     const ScannedEvent& back() const;  ///< the last event (the batch is not empty)
+};
+
+/// One batch being scanned: its ranges are taken one by one by the threads that work() on
+/// it, then finish() waits for the last and sorts out which ranges count.
+class BatchScan
+{
+public:
+    static constexpr std::size_t kRangesPerThread = 4;
+
+    BatchScan(std::string_view text, int threads, EventBatch& out, bool checked);
+    /// Scans ranges while some are left (from any number of threads).
+    void work();
+    /// Once every range was taken: waits for them, then sets out.rangeCount.
+    void finish();
+
+private:
+    std::string_view m_text;
+    bool m_checked = false;
+    EventBatch& m_out;
+    std::vector<std::size_t> m_starts;
+    std::vector<std::size_t> m_next;  ///< where range i's next event would start
+    std::atomic<std::size_t> m_taken { 0 };
+    std::atomic<std::size_t> m_finished { 0 };
 };
 
 /// Fills `out` with the events of `text` (which starts at an event's '{'), in order, as a
@@ -77,8 +103,14 @@ struct ChromeEventReader::Batches
     std::uint64_t spareBase = 0;  ///< stream offset of spare[0]
     bool spareEof = false;  ///< the input ended while the spare was filled
     std::size_t aheadFrom = 0;  ///< a mapped input: where the batch ahead was scanned from
-    EventBatch aheadBatch;  ///< views into `spare`, from the start `ahead` gives
+    std::size_t aheadStart = 0;  ///< and where its first event starts, after aheadFrom
+    EventBatch aheadBatch;  ///< views into `spare` from the start `ahead` gives (or mapped)
+    std::unique_ptr<BatchScan> aheadScan;  ///< a mapped input's batch ahead
+    std::vector<std::jthread> aheadHelpers;  ///< scanning it; joined before it goes
     std::future<std::size_t> ahead;  ///< last: waited for before the above go
+
+    /// A batch is being scanned ahead (switchToAhead takes it).
+    bool aheadPending() const { return ahead.valid() || aheadScan != nullptr; }
 
     /// Moves (range, next) past ranges already handed out.
     void settle();
