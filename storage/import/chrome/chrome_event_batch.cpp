@@ -32,7 +32,7 @@ std::size_t skipSpace(std::string_view text, std::size_t pos)
 /// is done (after "," and white space), or npos when it stopped early (see the file
 /// comment of the header).
 std::size_t scanRange(std::string_view text, std::size_t start, std::size_t limit,
-    std::vector<ScannedEvent>& out, bool checked)
+    std::vector<ScannedEvent>& out, bool listOnly)
 {
     constexpr std::size_t kStopped = std::string_view::npos;
     out.clear();
@@ -43,7 +43,7 @@ std::size_t scanRange(std::string_view text, std::size_t start, std::size_t limi
         ScannedEvent& e = out.emplace_back();
         std::size_t n = 0;
         try {
-            n = scanChromeEvent(text.substr(pos), checked, e.event);
+            n = scanChromeEvent(text.substr(pos), listOnly, e.event);
         } catch (const JsonSyntaxError&) {
             n = 0;
         }
@@ -103,9 +103,9 @@ std::size_t guessEventStart(std::string_view text, std::size_t from)
     return std::string_view::npos;
 }
 
-BatchScan::BatchScan(std::string_view text, int threads, EventBatch& out, bool checked)
+BatchScan::BatchScan(std::string_view text, int threads, EventBatch& out, bool listOnly)
     : m_text(text)
-    , m_checked(checked)
+    , m_listOnly(listOnly)
     , m_out(out)
 {
     // Range starts: the true start, then guesses, each after the previous one. More
@@ -129,7 +129,7 @@ void BatchScan::work()
 {
     for (std::size_t i; (i = m_taken.fetch_add(1)) < m_starts.size();) {
         const std::size_t limit = i + 1 < m_starts.size() ? m_starts[i + 1] : m_text.size();
-        m_next[i] = scanRange(m_text, m_starts[i], limit, m_out.ranges[i], m_checked);
+        m_next[i] = scanRange(m_text, m_starts[i], limit, m_out.ranges[i], m_listOnly);
         if (m_finished.fetch_add(1) + 1 == m_starts.size())
             m_finished.notify_all();
     }
@@ -146,9 +146,9 @@ void BatchScan::finish()
         ++m_out.rangeCount;
 }
 
-void scanEventBatch(std::string_view text, int threads, EventBatch& out, bool checked)
+void scanEventBatch(std::string_view text, int threads, EventBatch& out, bool listOnly)
 {
-    BatchScan scan(text, threads, out, checked);
+    BatchScan scan(text, threads, out, listOnly);
     {
         std::vector<std::jthread> helpers;
         for (int i = 1; i < threads; ++i)
@@ -169,12 +169,12 @@ std::size_t nextEventStart(std::string_view text)
     return p < text.size() && text[p] == '{' ? p : 0;
 }
 
-std::size_t scanAfterEvent(std::string_view text, int threads, EventBatch& out, bool checked)
+std::size_t scanAfterEvent(std::string_view text, int threads, EventBatch& out, bool listOnly)
 {
     out.rangeCount = 0;
     const std::size_t p = nextEventStart(text);
     if (p > 0)
-        scanEventBatch(text.substr(p), threads, out, checked);
+        scanEventBatch(text.substr(p), threads, out, listOnly);
     return p;
 }
 
@@ -250,7 +250,7 @@ bool ChromeEventReader::takeScanned()
             refill();
         b.base = m_pos;
         scanEventBatch(std::string_view(m_data + m_pos, std::min(m_len - m_pos, b.window)),
-            b.threads, b.batch, m_checked);
+            b.threads, b.batch, m_listOnly);
         b.range = b.next = 0;
         b.settle();
         if (b.used())
@@ -290,7 +290,7 @@ void ChromeEventReader::scanAhead()
         if (b.aheadStart == 0)
             return;  // no event follows in the window: read on sequentially
         b.aheadScan = std::make_unique<BatchScan>(
-            text.substr(b.aheadStart), b.threads, b.aheadBatch, m_checked);
+            text.substr(b.aheadStart), b.threads, b.aheadBatch, m_listOnly);
         // What lies before the current batch is done with (the last event handed out of
         // the batch before is past): given back, off the importer's thread.
         b.aheadHelpers.emplace_back([this, scan = b.aheadScan.get(), done = m_base + b.base] {
@@ -309,10 +309,10 @@ void ChromeEventReader::scanAhead()
     // The input is read on the scanning thread too, so that the importer's thread only
     // converts: nothing else reads it until the batch is taken (switchToAhead).
     b.spareEof = m_eof;
-    b.ahead = std::async(std::launch::async, [this, &b, tail, checked = m_checked] {
+    b.ahead = std::async(std::launch::async, [this, &b, tail, listOnly = m_listOnly] {
         b.spareLen = tail + readInput(b.spare.data() + tail, b.spare.size() - tail, b.spareEof);
         return scanAfterEvent(
-            std::string_view(b.spare.data(), b.spareLen), b.threads, b.aheadBatch, checked);
+            std::string_view(b.spare.data(), b.spareLen), b.threads, b.aheadBatch, listOnly);
     });
 }
 

@@ -57,7 +57,7 @@ class BatchScan
 public:
     static constexpr std::size_t kRangesPerThread = 4;
 
-    BatchScan(std::string_view text, int threads, EventBatch& out, bool checked);
+    BatchScan(std::string_view text, int threads, EventBatch& out, bool listOnly);
     /// Scans ranges while some are left (from any number of threads).
     void work();
     /// Once every range was taken: waits for them, then sets out.rangeCount.
@@ -65,7 +65,7 @@ public:
 
 private:
     std::string_view m_text;
-    bool m_checked = false;
+    bool m_listOnly = false;
     EventBatch& m_out;
     std::vector<std::size_t> m_starts;
     std::vector<std::size_t> m_next;  ///< where range i's next event would start
@@ -76,13 +76,13 @@ private:
 /// Fills `out` with the events of `text` (which starts at an event's '{'), in order, as a
 /// sequential reader reads them, scanned on up to `threads` threads (the caller's
 /// included). Views point into `text`. Never throws for bad input: it stops before it.
-/// `checked`: the text was checked before (listJsonObject() lists the events).
-void scanEventBatch(std::string_view text, int threads, EventBatch& out, bool checked = false);
+/// `listOnly`: the events are listed (listJsonObject()), their syntax not checked.
+void scanEventBatch(std::string_view text, int threads, EventBatch& out, bool listOnly = false);
 
 /// The same for the events after the event that ends at text[0] (past "," and white
 /// space); returns where the first one starts (out is empty when none follows there).
 std::size_t scanAfterEvent(
-    std::string_view text, int threads, EventBatch& out, bool checked = false);
+    std::string_view text, int threads, EventBatch& out, bool listOnly = false);
 
 /// Where an event may start at or after `from`: a '{' whose previous non-space characters
 /// are "}" then ","; npos when there is none before `text`'s end.

@@ -78,14 +78,14 @@ void classifyChromeFields(const std::vector<JsonField>& fields, ChromeEventField
         addChromeField(event, f);
 }
 
-std::size_t scanChromeEvent(std::string_view text, bool checked, ChromeEventFields& event)
+std::size_t scanChromeEvent(std::string_view text, bool listOnly, ChromeEventFields& event)
 {
     event = ChromeEventFields {};
     const JsonFieldSink sink { [](void* to, const JsonField& f) {
                                   addChromeField(*static_cast<ChromeEventFields*>(to), f);
                               },
         [](void* to) { *static_cast<ChromeEventFields*>(to) = ChromeEventFields {}; }, &event };
-    return checked ? listJsonObject(text, sink) : scanJsonObject(text, sink);
+    return listOnly ? listJsonObject(text, sink) : scanJsonObject(text, sink);
 }
 
 ChromeEventReader::ChromeEventReader(GzipReader& input, std::string fileName, bool keepTopLevel)
@@ -303,7 +303,7 @@ bool ChromeEventReader::readEvent()
         std::size_t n = 0;
         try {
             n = scanChromeEvent(
-                std::string_view(m_data + m_pos, m_len - m_pos), m_checked, m_event);
+                std::string_view(m_data + m_pos, m_len - m_pos), m_listOnly, m_event);
         } catch (const JsonSyntaxError& e) {
             fail(position() + e.offset, e.what);
         }

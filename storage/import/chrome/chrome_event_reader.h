@@ -12,9 +12,9 @@
 // top-level members while it finds where the event ends, so each byte is looked at once.
 // Nested values (an event's "args") stay raw JSON text; importers scan them again only
 // when they need their members. The members go straight into ChromeEventFields as they are
-// found (scanChromeEvent). A reader told the file was checked before (setChecked: pass 2
-// of an import) lists the members with listJsonObject() instead, which skips nested
-// values by their brackets.
+// found (scanChromeEvent). A reader told to list only (setListOnly: pass 1 of an import,
+// whose pass 2 checks the same bytes) lists the members with listJsonObject() instead,
+// which skips nested values by their brackets.
 //
 // Errors: malformed JSON throws InputError "FILE: byte N: expected ..." with N the offset
 // in the uncompressed stream. A file that ends early (an event cut in the middle, the array
@@ -60,10 +60,10 @@ void classifyChromeFields(const std::vector<JsonField>& fields, ChromeEventField
 /// One member into its slot, if it has one (and it is the first with its key).
 void addChromeField(ChromeEventFields& event, const JsonField& field);
 
-/// scanJsonObject() (or with `checked`, listJsonObject()) of the event at text[0], its
+/// scanJsonObject() (or with `listOnly`, listJsonObject()) of the event at text[0], its
 /// members sorted into `event` as they are found; returns the event's length, 0 when the
 /// text ends first.
-std::size_t scanChromeEvent(std::string_view text, bool checked, ChromeEventFields& event);
+std::size_t scanChromeEvent(std::string_view text, bool listOnly, ChromeEventFields& event);
 
 class ChromeEventReader
 {
@@ -79,10 +79,11 @@ public:
     /// handed out one by one, in file order, exactly as with one thread.
     void setScanThreads(int threads);
 
-    /// The file has been read through once already by a reader that checked its syntax
-    /// (pass 1 of an import): events are listed by listJsonObject(), which skips what it
-    /// does not need to check again.
-    void setChecked(bool checked) { m_checked = checked; }
+    /// Events are only listed by listJsonObject(), which skips what it does not need
+    /// without checking it (pass 1 of an import: its pass 2 reads the same bytes and
+    /// checks them). A malformed event may then be listed with odd members, or throw the
+    /// syntax error scanJsonObject() finds in it.
+    void setListOnly(bool listOnly) { m_listOnly = listOnly; }
 
     /// Reads the input in place when it can be mapped (GzipReader::mapContent: a file that
     /// is not gzip), instead of copying it through a window; false when it cannot. Call it
@@ -158,7 +159,7 @@ private:
     GzipReader& m_input;
     std::string m_fileName;
     bool m_keepTopLevel = false;
-    bool m_checked = false;
+    bool m_listOnly = false;
     static constexpr std::uint64_t kReleaseStepBytes = std::uint64_t(4) << 20;
 
     std::vector<char> m_buf;  // the window, when the input is read (not mapped)

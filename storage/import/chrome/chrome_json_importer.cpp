@@ -74,7 +74,6 @@ ImportStats importChromeJson(const std::filesystem::path& path, TraceSink& sink,
     ChromeEventReader reader(input, fileName, false);
     reader.setScanThreads(options.threads);
     reader.mapInput();
-    reader.setChecked(true);  // pass 1 read the same bytes and checked them
     ProgressReporter reporter(progress, input, 2);
     while (reader.next()) {
         importer.event(reader);
@@ -99,6 +98,7 @@ ChromePrescan prescanChromeJson(const std::filesystem::path& path,
     ChromeEventReader reader(input, path.string(), true);
     reader.setScanThreads(options.threads);
     reader.mapInput();
+    reader.setListOnly(true);  // listed only: pass 2 checks the syntax (see the header)
     ProgressReporter reporter(progress, input, 1);
     auto layout = std::make_shared<ChromeLayout>(preScan(reader, [&] { reporter.tick(); }));
     reporter.report(input.fileSizeBytes());

@@ -13,8 +13,11 @@
 //     counter, and the top-level members
 //     (distributedInfo, baseTimeNanoseconds, deviceProperties).
 //  2. the main pass converts and emits every event in file order; tracks are created
-//     on first use, already with their final names and kinds. Pass 1 checked the
-//     syntax of every event, so pass 2 only finds their members (listJsonObject).
+//     on first use, already with their final names and kinds. Pass 2 checks the syntax
+//     of every event (scanJsonObject) on the threads that scan ahead of the converter,
+//     which have time to spare; pass 1, whose scan is what it waits for, only finds the
+//     members (listJsonObject) and takes a malformed nested value as absent: pass 2
+//     then stops at it with its error. The errors are thus the same, at the same bytes.
 // Re-reading (and re-inflating) the file is cheaper than the alternatives: buffering
 // events needs memory proportional to the file, and fixing track names or time 0 after
 // the fact would need a mutable sink.

@@ -122,7 +122,11 @@ DeviceArgs deviceArgs(std::string_view argsRaw, std::vector<JsonField>& fields)
     // Most events' args lack the key: a substring search is cheaper than a scan.
     if (argsRaw.empty() || argsRaw.front() != '{' || argsRaw.find("\"device\"") == argsRaw.npos)
         return out;
-    scanJsonObject(argsRaw, fields);  // valid: the reader checked the whole event
+    try {
+        scanJsonObject(argsRaw, fields);
+    } catch (const JsonSyntaxError&) {
+        return out;  // malformed: pass 2 stops at it with its error
+    }
     out.device = parseInteger(findJsonField(fields, "device"));
     out.stream = !findJsonField(fields, "stream").empty();
     return out;
@@ -141,7 +145,7 @@ void readMetadata(ChromeLayout& layout, ChromeEventReader& reader, std::string& 
     try {
         scanJsonObject(argsRaw, args);
     } catch (const JsonSyntaxError&) {
-        return;  // cannot happen: the reader checked the whole event
+        return;  // malformed: pass 2 stops at it with its error
     }
     std::string pidScratch;
     std::string tidScratch;
@@ -637,8 +641,14 @@ ChromeLayout preScan(ChromeEventReader& reader, const std::function<void()>& onE
 
         if (phase == Phase::Counter) {
             std::string_view argsRaw = reader.event().args;
-            if (!argsRaw.empty() && argsRaw.front() == '{') {
-                scanJsonObject(argsRaw, args);
+            bool wellFormed = !argsRaw.empty() && argsRaw.front() == '{';
+            try {
+                if (wellFormed)
+                    scanJsonObject(argsRaw, args);
+            } catch (const JsonSyntaxError&) {
+                wellFormed = false;  // pass 2 stops at it with its error
+            }
+            if (wellFormed) {
                 std::string series(pid);
                 series.push_back('\x1f');
                 series.append(jsonString(reader.event().name, nameScratch).value_or(""));

@@ -22,8 +22,8 @@
 // Parsed by recursive descent (one function per kind of value) since 2026-11-27: the
 // state machine before it paid a switch per token; 1.5x faster in one `strata bench` run
 // (579 against 373 MB/s, the machine loaded). A file is read twice by the Chrome importer
-// (chrome_json_importer.h); the second time, listJsonObject() only finds the members of
-// what the first read checked.
+// (chrome_json_importer.h); the first time, listJsonObject() only finds the members, and
+// the second read checks them.
 //
 // Not a block scanner in the simdjson way either (measured 2026-11-27, bench/RESULTS.md
 // session 10): classifying each event 64 bytes at a time into quote and punctuation bit

@@ -197,9 +197,9 @@ TEST_CASE(
 }
 
 TEST_CASE("listJsonObject lists what scanJsonObject lists, and hands bad text to it", "[chrome]") {
-    // Pass 2 of an import lists the members of events pass 1 checked; it must find the
-    // same members and the same ends, cut anywhere, and report text whose members it
-    // cannot follow (a file changed between the passes) exactly as scanJsonObject does.
+    // Pass 1 of an import lists the members of events that pass 2 checks; it must find
+    // the same members and the same ends, cut anywhere, and report text whose members it
+    // cannot follow (malformed) exactly as scanJsonObject does.
     const std::vector<std::string> valid = {
         R"({"ph": "X", "ts": 1.5e3, "args": {"a": [1, {"}": "]"}], "b": null}, "t": true})",
         R"({"name":"k\"}{[\\","args":{"s":"\\\"]}","grid":[24,32,1]},"dur":-0.5E-3})",
@@ -720,6 +720,29 @@ TEST_CASE(
     CHECK(errorOf(fixture("no_trace_events.json")).find("expected a \"traceEvents\" member")
         != std::string::npos);
 
+    SECTION("inside the args pass 1 reads: the error pass 2 finds, not a crash") {
+        // Pass 1 only lists events; it reads the args of counters, metadata and GPU work.
+        // Malformed there, they must give the checked scan's error at the same byte.
+        test::TempDir dir;
+        const std::string good = R"({"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},)";
+        for (const std::string bad : {
+                 R"({"ph":"C","name":"mem","pid":1,"tid":1,"ts":2,"args":{"v":1,,"w":2}})",
+                 R"({"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name" "t"}})",
+                 R"({"ph":"X","cat":"x","name":"k","pid":2,"tid":3,"ts":1,"dur":1,)"
+                 R"("args":{"device":0,"stream":[7,}})",
+             }) {
+            const std::string text =
+                "{\"traceEvents\":[\n" + good + "\n" + bad + ",\n" + good + "\n" + bad + "]}";
+            writeAll(dir / "bad_args.json", text);
+            const std::size_t event = text.find(bad);
+            const std::size_t at = syntaxErrorAt(bad);
+            REQUIRE(at != std::string::npos);
+            const std::string message = errorOf(dir / "bad_args.json");
+            INFO(bad);
+            CHECK(message.starts_with(
+                (dir / "bad_args.json").string() + ": byte " + std::to_string(event + at) + ": "));
+        }
+    }
     SECTION("in a gzip file, the offset is in the uncompressed stream") {
         test::TempDir dir;
         writeAll(dir / "bad.json.gz", gzipBytes(middle));
