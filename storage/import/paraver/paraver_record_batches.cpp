@@ -207,6 +207,7 @@ void parseLine(
 RecordBatchReader::RecordBatchReader(const std::filesystem::path& prv, int threads)
     : m_reader(std::make_unique<GzipReader>(prv, true))
     , m_fileSizeBytes(m_reader->fileSizeBytes())
+    , m_mapped(m_reader->mapContent())
 {
     if (threads < 2)
         return;
@@ -234,6 +235,35 @@ void RecordBatchReader::read(RecordBatch& batch)
     batch.unterminatedLast = false;
     batch.truncated = false;
     batch.error = nullptr;
+    if (!m_mapped.empty()) {
+        // A block's worth of the mapping, to its last '\n' (or on, for a longer line).
+        // The batch that reaches the end takes the file's last line, '\n' or not.
+        const std::string_view rest = m_mapped.substr(m_mappedPos);
+        std::size_t size = std::min(rest.size(), GzipReader::kBlockBytes);
+        std::size_t lineEnd = 0;
+        for (;;) {
+            const void* nl = memrchr(rest.data(), '\n', size);
+            lineEnd =
+                nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - rest.data()) + 1 : 0;
+            if (size == rest.size())
+                break;
+            if (nl) {
+                size = lineEnd;  // whole lines; the rest starts the next batch
+                break;
+            }
+            size = std::min(rest.size(), size + GzipReader::kBlockBytes);
+        }
+        batch.last = m_mappedPos + size == m_mapped.size();
+        batch.text.clear();
+        batch.data = rest.data();
+        batch.size = size;
+        batch.lineEnd = lineEnd;
+        batch.offset = m_mappedPos;
+        m_mappedPos += size;
+        batch.fileBytesRead = m_mappedPos;
+        batch.bytesRead = m_mappedPos;
+        return;
+    }
     batch.text.assign(m_carry.begin(), m_carry.end());
     m_carry.clear();
     bool eof = false;
@@ -274,6 +304,8 @@ void RecordBatchReader::read(RecordBatch& batch)
     }
     batch.fileBytesRead = m_reader->fileBytesRead();
     batch.bytesRead = m_reader->bytesRead();
+    batch.data = batch.text.data();
+    batch.size = batch.text.size();
 }
 
 namespace {
@@ -281,12 +313,12 @@ namespace {
 /// Cuts a batch's text into lines and parses them.
 void parseLines(RecordBatch& batch)
 {
-    const char* line = batch.text.data();
+    const char* line = batch.data;
     const char* stop = line + batch.lineEnd;
-    const char* end = batch.text.data() + batch.text.size();
+    const char* end = batch.data + batch.size;
     // Room for every number the text can hold (a digit and a ':' or the line's end
     // each), so that they are stored without a capacity check each; not cleared first.
-    batch.numbers.resize(batch.text.size() / 2 + 1);
+    batch.numbers.resize(batch.size / 2 + 1);
     std::int64_t* out = batch.numbers.data();
     while (line < stop) {
         const char* nl =
@@ -354,6 +386,8 @@ const RecordBatch& RecordBatchReader::next()
         m_ready.erase(it);
     }
     m_done = m_current->last;
+    if (!m_mapped.empty())
+        m_reader->releaseMapped(m_current->offset);  // the batches before are imported
     return *m_current;
 }
 

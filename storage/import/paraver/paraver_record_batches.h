@@ -18,6 +18,10 @@
 // anything malformed) is passed as text (LineKind::Text) and the importer reads it as it
 // reads any line (handleLine), so its errors and counts stay what they were.
 //
+// A plain .prv is mapped (GzipReader::mapContent): a batch's text is then a stretch of the
+// mapping, cut after a '\n', not a copy, and no thread reads ahead; the pages of batches
+// imported are given back.
+//
 // Memory: at most kQueuedBatches batches, each about GzipReader::kBlockBytes of text plus
 // its numbers (room for 4 bytes of numbers per byte of text is allocated, uncleared: only
 // what the numbers fill, a few bytes per byte of text at most, is touched).
@@ -31,6 +35,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -78,7 +83,10 @@ using TextBuffer = std::vector<char, UninitializedAllocator<char>>;
 
 struct RecordBatch
 {
-    TextBuffer text;
+    TextBuffer text;  ///< the text read (empty when it lies in the mapped file)
+    const char* data = nullptr;  ///< the batch's text: text's, or the mapped file's
+    std::size_t size = 0;
+    std::uint64_t offset = 0;  ///< of data[0] in the file (a mapped file)
     std::vector<BatchLine> lines;
     std::vector<std::int64_t, UninitializedAllocator<std::int64_t>> numbers;
     /// The file's last line had no '\n': it is lines.back(), to be read with feedLast().
@@ -126,6 +134,8 @@ private:
 
     std::unique_ptr<GzipReader> m_reader;
     std::uint64_t m_fileSizeBytes = 0;
+    std::string_view m_mapped;  ///< the whole file, when mapped
+    std::size_t m_mappedPos = 0;  ///< where the next batch starts in it
     TextBuffer m_carry;  ///< the start of a line cut by the end of the last read
     bool m_done = false;  ///< the last batch was handed out
     std::unique_ptr<RecordBatch> m_current;
