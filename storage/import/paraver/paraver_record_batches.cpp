@@ -213,7 +213,9 @@ RecordBatchReader::RecordBatchReader(const std::filesystem::path& prv, int threa
         return;
     for (std::size_t i = 0; i < kQueuedBatches; ++i)
         m_free.push_back(std::make_unique<RecordBatch>());
-    for (int i = 0; i < threads; ++i)
+    // The importer's thread is the slower side: one thread fewer parses ahead, so that
+    // the parsing never takes a core from it.
+    for (int i = 0; i < threads - 1; ++i)
         m_threads.emplace_back([this] { work(); });
 }
 
