@@ -21,8 +21,8 @@
 // reads any line (handleLine), so its errors and counts stay what they were.
 //
 // A plain .prv is mapped (GzipReader::mapContent): a batch's text is then a stretch of the
-// mapping, cut after a '\n', not a copy, and no thread reads ahead; the pages of batches
-// imported are given back.
+// mapping, cut after a '\n', not a copy, and no prefetch thread copies the file ahead;
+// the pages of the batches imported are given back.
 //
 // Memory: at most kQueuedBatches batches, each about GzipReader::kBlockBytes of text plus
 // its numbers (room for 4 bytes of numbers per byte of text is allocated, uncleared: only
