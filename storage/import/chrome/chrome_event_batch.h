@@ -92,7 +92,6 @@ std::size_t guessEventStart(std::string_view text, std::size_t from);
 struct ChromeEventReader::Batches
 {
     int threads = 2;
-    int aheadThreads = 2;  ///< scanning a mapped input's batch ahead
     std::size_t window = 0;  ///< bytes of text a batch is scanned from
     EventBatch batch;  ///< views into m_buf, from `base` on
     std::size_t range = 0;  ///< the next event: batch.ranges[range][next]

@@ -77,11 +77,10 @@ public:
 
     /// Scans events ahead on `threads` threads (chrome_event_batch.h); the events are still
     /// handed out one by one, in file order, exactly as with one thread. A mapped input's
-    /// batch ahead is scanned by `aheadThreads` of them (at least 1; `threads` when 0)
-    /// while the caller works on the current batch, the caller's thread joining them when
-    /// it reaches the batch: a caller whose own work is the slower side gives one fewer,
-    /// so that the scan does not take its core.
-    void setScanThreads(int threads, int aheadThreads = 0);
+    /// batch ahead is scanned by threads - 1 of them while the caller works on the current
+    /// batch, the caller's thread joining them when it reaches the batch: with `threads`
+    /// of them the scan took the caller's core while both ran.
+    void setScanThreads(int threads);
 
     /// Events are only listed by listJsonObject(), which skips what it does not need
     /// without checking it (pass 1 of an import: its pass 2 reads the same bytes and
