@@ -659,57 +659,17 @@ std::optional<std::string_view> jsonString(std::string_view raw, std::string& sc
     return std::string_view(scratch);
 }
 
-bool isMinifiedJson(std::string_view raw)
-{
-    // minifyJson()'s walk, without the copy: white space outside strings ends it.
-    const char* p = raw.data();
-    const char* const end = p + raw.size();
-    while (p < end) {
-        p = findQuoteOrSpace(p, end);
-        if (p == end)
-            return true;
-        if (*p != '"')
-            return false;
-        ++p;
-        for (;;) {
-            p = findQuoteOrBackslash(p, end);
-            if (p == end || *p == '"')
-                break;
-            p += 2;  // an escape
-            if (p > end)
-                p = end;
-        }
-        if (p < end)
-            ++p;
-    }
-    return true;
-}
+namespace {
 
-void minifyJson(std::string_view raw, std::string& out)
+/// The first white space byte at or after `p` that lies outside strings, or `end`.
+/// Strings are passed over by their quotes and escapes.
+const char* nextSpaceOutsideStrings(const char* p, const char* end)
 {
-    // Written in place: the text only shrinks. What lies between two white space bytes
-    // outside strings is copied in one piece (compact args are copied whole at the end);
-    // strings are passed over by their quotes and escapes.
-    out.resize(raw.size());
-    char* o = out.data();
-    const char* p = raw.data();
-    const char* const end = p + raw.size();
-    const char* kept = p;  // the first byte not copied yet
-    auto copyTo = [&](const char* to) {
-        std::memcpy(o, kept, static_cast<std::size_t>(to - kept));
-        o += to - kept;
-    };
     while (p < end) {
         p = findQuoteOrSpace(p, end);
-        if (p == end)
-            break;
-        if (*p != '"') {  // white space: dropped
-            copyTo(p);
-            kept = ++p;
-            continue;
-        }
-        // The whole string, escapes included.
-        ++p;
+        if (p == end || *p != '"')
+            return p;
+        ++p;  // the whole string, escapes included
         for (;;) {
             p = findQuoteOrBackslash(p, end);
             if (p == end || *p == '"')
@@ -720,6 +680,33 @@ void minifyJson(std::string_view raw, std::string& out)
         }
         if (p < end)
             ++p;
+    }
+    return end;
+}
+
+}  // namespace
+
+bool isMinifiedJson(std::string_view raw)
+{
+    return nextSpaceOutsideStrings(raw.data(), raw.data() + raw.size()) == raw.data() + raw.size();
+}
+
+void minifyJson(std::string_view raw, std::string& out)
+{
+    // Written in place: the text only shrinks. What lies between two white space bytes
+    // outside strings is copied in one piece (compact args are copied whole at the end).
+    out.resize(raw.size());
+    char* o = out.data();
+    const char* p = raw.data();
+    const char* const end = p + raw.size();
+    const char* kept = p;  // the first byte not copied yet
+    auto copyTo = [&](const char* to) {
+        std::memcpy(o, kept, static_cast<std::size_t>(to - kept));
+        o += to - kept;
+    };
+    while ((p = nextSpaceOutsideStrings(p, end)) != end) {  // white space: dropped
+        copyTo(p);
+        kept = ++p;
     }
     copyTo(end);
     out.resize(static_cast<std::size_t>(o - out.data()));
