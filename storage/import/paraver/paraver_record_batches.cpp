@@ -356,6 +356,8 @@ void RecordBatchReader::work()
             if (m_readEnded)
                 return;  // (the batch is not needed any more)
             number = m_nextRead++;
+            if (!m_mapped.empty())  // what was imported, given back off the importer's thread
+                m_reader->releaseMapped(m_importedTo.load(std::memory_order_relaxed));
             read(*batch);
             m_readEnded = batch->last;
         }
@@ -388,8 +390,12 @@ const RecordBatch& RecordBatchReader::next()
         m_ready.erase(it);
     }
     m_done = m_current->last;
-    if (!m_mapped.empty())
-        m_reader->releaseMapped(m_current->offset);  // the batches before are imported
+    if (!m_mapped.empty()) {  // the batches before this one are imported
+        if (m_threads.empty())
+            m_reader->releaseMapped(m_current->offset);
+        else
+            m_importedTo.store(m_current->offset, std::memory_order_relaxed);
+    }
     return *m_current;
 }
 

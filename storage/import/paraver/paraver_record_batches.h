@@ -30,6 +30,7 @@
 
 #include "storage/store/progress.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -137,6 +138,8 @@ private:
     std::uint64_t m_fileSizeBytes = 0;
     std::string_view m_mapped;  ///< the whole file, when mapped
     std::size_t m_mappedPos = 0;  ///< where the next batch starts in it
+    /// The mapping before it is imported: given back by the thread that reads next.
+    std::atomic<std::uint64_t> m_importedTo { 0 };
     TextBuffer m_carry;  ///< the start of a line cut by the end of the last read
     bool m_done = false;  ///< the last batch was handed out
     std::unique_ptr<RecordBatch> m_current;
