@@ -302,8 +302,12 @@ DecodedTile ShardReader::decodeTile(std::int64_t id, int kind, Connection& conn,
         const std::string_view payload = stmt.blob(1);
         DecodedTile decoded;
         switch (static_cast<TileKind>(kind)) {
-        case TileKind::Intervals: decoded = decodeIntervalTile(payload); break;
-        case TileKind::Instants: decoded = decodeInstantTile(payload); break;
+        case TileKind::Intervals:
+            decoded = decodeIntervalTile(payload, !drawn);
+            break;
+        case TileKind::Instants:
+            decoded = decodeInstantTile(payload, !drawn);
+            break;
         case TileKind::Counters: decoded = decodeCounterTile(payload); break;
         case TileKind::Flows: decoded = decodeFlowTile(payload); break;
         case TileKind::Samples: decoded = decodeSampleTile(payload); break;

@@ -109,9 +109,9 @@ public:
     struct Connection;
 
 private:
-    /// Tile `id` of `kind` decoded, from the shared cache or read on `conn`; `drawn`: an
-    /// interval summary tile decoded as the timeline draws it (CellDetail::Drawn), kept
-    /// apart from its full decoding.
+    /// Tile `id` of `kind` decoded, from the shared cache or read on `conn`; `drawn`: the
+    /// tile decoded as the timeline draws it, kept apart from its full decoding (an
+    /// interval summary tile for CellDetail::Drawn; an exact tile without its args).
     std::shared_ptr<const DecodedTile> tile(
         std::int64_t id, int kind, Connection& conn, bool drawn = false);
     DecodedTile decodeTile(std::int64_t id, int kind, Connection& conn, bool drawn);

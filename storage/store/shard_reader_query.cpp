@@ -35,7 +35,8 @@ void ShardReader::readExactIntervals(model::TrackId track, const TrackTileIndex&
             *tiles, window.startNs - maxDuration, window.endNs, [&](const IndexedTile& ref) {
                 if (ref.t1 < window.startNs)
                     return;
-                auto decoded = tile(ref.id, static_cast<int>(TileKind::Intervals), conn);
+                // Queries return no args: their tiles are decoded without.
+                auto decoded = tile(ref.id, static_cast<int>(TileKind::Intervals), conn, true);
                 // A tile's events are in start order: those starting before the window
                 // are in it while they last; those starting inside it all are, and a
                 // wide window's go in as one copy.
@@ -312,7 +313,7 @@ void ShardReader::fillSlice(TrackSlice& slice, model::TrackId track, const Track
         if (slice.instantLevel == 0) {
             if (const auto* tiles = idx.find(TileKind::Instants, 0)) {
                 forExactTiles(*tiles, window.startNs, window.endNs, [&](const IndexedTile& ref) {
-                    auto decoded = tile(ref.id, static_cast<int>(TileKind::Instants), conn);
+                    auto decoded = tile(ref.id, static_cast<int>(TileKind::Instants), conn, true);
                     for (const model::Instant& i : std::get<InstantTile>(*decoded).events) {
                         if (i.timeNs >= window.startNs && i.timeNs < window.endNs)
                             slice.instants.push_back(i);

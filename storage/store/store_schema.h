@@ -54,10 +54,13 @@
 //                                    alone, such a shard is refused (it is not a whole
 //                                    trace), and a version 2 reader refuses it as newer.
 //
-// Format version 4 (this one) is version 3 with interval summary tiles at codec version 2
-// (a drawn part and a detail part in two zstd frames, tile_codec.cpp), written by every
-// store, with or without foreign_tracks; readers of versions up to 3 refuse it as newer,
-// and this reads every older store.
+// Format version 4 is version 3 with interval summary tiles at codec version 2 (a drawn
+// part and a detail part in two zstd frames, tile_codec.cpp), written by every store,
+// with or without foreign_tracks; readers of versions up to 3 refuse it as newer.
+//
+// Format version 5 (this one) is version 4 with exact interval and instant tiles at codec
+// version 2: their args stored by member (args_codec.h). Readers of versions up to 4
+// refuse it as newer, and this reads every older store.
 //
 // Nothing here assumes one writer for the whole run: a shard holds a subset of tracks
 // with the same schema, and ids are local to the file.
@@ -65,7 +68,7 @@
 namespace strata::storage {
 
 /// The newest format this reads, and the one it writes.
-inline constexpr int kStoreFormatVersion = 4;
+inline constexpr int kStoreFormatVersion = 5;
 inline constexpr const char* kStoreFormatName = "strata";
 
 inline constexpr const char* kStoreSchemaSql = R"sql(

@@ -1,5 +1,6 @@
 #include "storage/store/tile_codec.h"
 
+#include "storage/store/args_codec.h"
 #include "storage/store/raw_zstd_frame.h"
 
 // For ZSTD_c_literalCompressionMode (zstd >= 1.5.0; its frames decode with any zstd).
@@ -388,16 +389,12 @@ void readTimes(ByteReader& in, Rows& rows, Set set)
     }
 }
 
-// Args: one length per row, then the bytes of all rows.
-void writeArgs(ByteWriter& out, const ArgsColumn& args, std::size_t rows)
+/// The args column of an exact interval or instant tile: by member from codec version 2
+/// on (args_codec.h); at version 1, each row's length, then their text.
+ArgsColumn readArgs(ByteReader& in, std::size_t rows, std::uint8_t version)
 {
-    for (std::size_t i = 0; i < rows; ++i)
-        out.varint(args.at(i).size());
-    out.bytes().append(args.bytes);
-}
-
-ArgsColumn readArgs(ByteReader& in, std::size_t rows)
-{
+    if (version >= kArgsByMemberCodecVersion)
+        return readArgsByMember(in, rows);
     ArgsColumn args;
     std::uint64_t total = 0;
     std::vector<std::uint64_t> ends(rows);
@@ -500,13 +497,13 @@ std::string encodeTile(const IntervalTile& tile, int zstdLevel)
     for (const auto& e : ev)
         out.u8(static_cast<std::uint8_t>(e.role));
     writeTimes(out, ev, [](const model::Interval& e) { return model::TimeNs(e.seq); });
-    writeArgs(out, tile.args, ev.size());
-    return wrap(TileKind::Intervals, out.bytes(), zstdLevel);
+    writeArgsByMember(out, tile.args, ev.size());
+    return wrap(TileKind::Intervals, out.bytes(), zstdLevel, kArgsByMemberCodecVersion);
 }
 
-IntervalTile decodeIntervalTile(std::string_view payload)
+IntervalTile decodeIntervalTile(std::string_view payload, bool withArgs)
 {
-    const RawTile raw = unwrap(TileKind::Intervals, payload);
+    const RawTile raw = unwrap(TileKind::Intervals, payload, kArgsByMemberCodecVersion);
     ByteReader in(raw);
     IntervalTile tile;
     auto& ev = tile.events;
@@ -529,8 +526,10 @@ IntervalTile decodeIntervalTile(std::string_view payload)
     readTimes(in, ev, [](model::Interval& e, model::TimeNs t) {
         e.seq = static_cast<std::uint32_t>(t);
     });
-    tile.args = readArgs(in, ev.size());
-    expectEnd(in);
+    if (withArgs) {
+        tile.args = readArgs(in, ev.size(), raw.version);
+        expectEnd(in);
+    }
     return tile;
 }
 
@@ -544,13 +543,13 @@ std::string encodeTile(const InstantTile& tile, int zstdLevel)
         out.varint(e.name);
     for (const auto& e : tile.events)
         out.varint(e.category);
-    writeArgs(out, tile.args, tile.events.size());
-    return wrap(TileKind::Instants, out.bytes(), zstdLevel);
+    writeArgsByMember(out, tile.args, tile.events.size());
+    return wrap(TileKind::Instants, out.bytes(), zstdLevel, kArgsByMemberCodecVersion);
 }
 
-InstantTile decodeInstantTile(std::string_view payload)
+InstantTile decodeInstantTile(std::string_view payload, bool withArgs)
 {
-    const RawTile raw = unwrap(TileKind::Instants, payload);
+    const RawTile raw = unwrap(TileKind::Instants, payload, kArgsByMemberCodecVersion);
     ByteReader in(raw);
     InstantTile tile;
     tile.events.resize(rowCount(in, 4));
@@ -559,8 +558,10 @@ InstantTile decodeInstantTile(std::string_view payload)
         e.name = decodeId(in);
     for (auto& e : tile.events)
         e.category = decodeId(in);
-    tile.args = readArgs(in, tile.events.size());
-    expectEnd(in);
+    if (withArgs) {
+        tile.args = readArgs(in, tile.events.size(), raw.version);
+        expectEnd(in);
+    }
     return tile;
 }
 

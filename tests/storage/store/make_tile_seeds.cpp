@@ -25,8 +25,9 @@ void writeFile(const std::filesystem::path& path, std::string_view bytes)
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-/// The columns of an encoded payload, behind the byte that selects its kind in the fuzz
-/// target's columns mode ((byte % 9) + 1 == kind; never 'S').
+/// The columns of an encoded payload, behind the byte that selects its kind and version in
+/// the fuzz target's columns mode ((byte % 9) + 1 == kind, plus 9 for a version above 1;
+/// never 'S').
 std::string columnsSeed(std::string_view payload)
 {
     const auto kind = static_cast<std::uint8_t>(payload[2]);
@@ -35,15 +36,20 @@ std::string columnsSeed(std::string_view payload)
         ++headerSize;
     ++headerSize;
     const std::string_view frame = payload.substr(headerSize);
-    std::string columns(ZSTD_getFrameContentSize(frame.data(), frame.size()), '\0');
+    const unsigned long long size = ZSTD_getFrameContentSize(frame.data(), frame.size());
+    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN)
+        return {};  // not one frame (an interval summary tile of version 2 has two)
+    std::string columns(size, '\0');
     ZSTD_decompress(columns.data(), columns.size(), frame.data(), frame.size());
-    return std::string(1, static_cast<char>(kind - 1)) + columns;
+    const auto version = static_cast<std::uint8_t>(payload[3]);
+    return std::string(1, static_cast<char>(kind - 1 + (version > 1 ? 9 : 0))) + columns;
 }
 
 void emit(const std::filesystem::path& dir, const std::string& name, const std::string& payload)
 {
     writeFile(dir / (name + ".tile"), payload);
-    writeFile(dir / (name + ".columns"), columnsSeed(payload));
+    if (const std::string columns = columnsSeed(payload); !columns.empty())
+        writeFile(dir / (name + ".columns"), columns);
 }
 
 }  // namespace
@@ -61,7 +67,9 @@ int main(int argc, char** argv)
     intervals.events = {{0, 100, 1, 2, 0, model::Role::Useful, 0},
                         {10, 40, 3, 2, 1, model::Role::Comm, 1},
                         {50, 60, 4, 0, 1, model::Role::Idle, 2}};
-    intervals.args.append(1, "{\"k\":1}");
+    intervals.args.append(0, "{\"k\":1,\"s\":\"x\"}");
+    intervals.args.append(1, "{\"k\":2,\"s\":[1]}");
+    intervals.args.append(2, "{ \"spaced\": true }");
     emit(dir, "intervals", encodeTile(intervals));
 
     InstantTile instants;

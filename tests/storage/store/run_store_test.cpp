@@ -9,16 +9,17 @@
 #include "storage/store/sqlite_db.h"
 #include "storage/store/store_builder.h"
 #include "storage/store/store_reader.h"
+#include "storage/store/store_schema.h"
+
 #include "tests/support/random_trace.h"
 #include "tests/support/temp_dir.h"
-
 #include <catch2/catch.hpp>
+#include <unistd.h>
 
 #include <fstream>
 #include <iterator>
 #include <random>
 #include <sstream>
-#include <unistd.h>
 
 using namespace strata;
 
@@ -484,7 +485,7 @@ TEST_CASE(
     storage::SqliteDb shard(run.shards()[0].path, storage::SqliteDb::Mode::ReadOnly);
     auto version = shard.prepare("SELECT value FROM meta WHERE key = 'format_version'");
     REQUIRE(version.step());
-    REQUIRE(version.text(0) == "4");
+    REQUIRE(version.text(0) == std::to_string(storage::kStoreFormatVersion));
     REQUIRE_FALSE(
         shard.prepare("SELECT 1 FROM sqlite_master WHERE name = 'foreign_tracks'").step());
 }

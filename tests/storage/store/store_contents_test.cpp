@@ -87,10 +87,12 @@ TEST_CASE("stores of fixed inputs keep the contents they had before the memory r
     // to the bytes it did; and for greedy matching of interval, summary and flow tiles
     // and zstd's hash-chain match finder for them (tile_codec.cpp), the same again; and
     // for store format version 4, interval summary tiles in a drawn and a detail part
-    // (codec version 2), which decode to the same cells and entries.
-    const std::string kSynth = "2c59df14538eed33";
-    const std::string kRandom = "82a8006e7d78cb82";
-    const std::string kShards[] = { "d0bcd0795e202082", "1be34b4b50681958" };
+    // (codec version 2), which decode to the same cells and entries; and for store format
+    // version 5, exact interval and instant tiles with their args by member (codec
+    // version 2, args_codec.h), which decode to the same events and args.
+    const std::string kSynth = "761c25e200431880";
+    const std::string kRandom = "19ad0416f9c4957f";
+    const std::string kShards[] = { "48664d0c9f95da51", "c7e71d39b717d89b" };
     test::TempDir dir;
 
     SECTION("synthetic run, in memory, two workers") {

@@ -4,8 +4,9 @@
 //  - 'S' (the payload magic): the input is a whole payload, given to every decoder (and to
 //    decodeTileIndex and payloadKind);
 //  - anything else: the rest of the input is taken as the decompressed *columns* of a tile
-//    of kind (byte % 9 + 1), wrapped in a valid header and zstd frame, so that the column
-//    decoders see arbitrary bytes behind a valid checksum.
+//    of kind (byte % 9 + 1), wrapped in a valid header and zstd frame at codec version 1
+//    or, when (byte / 9) is odd, at the kind's newest version, so that the column decoders
+//    of every version see arbitrary bytes behind a valid checksum.
 // A tile that decodes is encoded again, and that encoding must decode: a payload the codec
 // writes but cannot read back is a finding too.
 
@@ -67,10 +68,16 @@ void decodeAs(TileKind kind, std::string_view payload)
 {
     switch (kind) {
     case TileKind::Intervals:
-        decodeAndReencode(payload, decodeIntervalTile);
+        decodeAndReencode(payload, [](std::string_view p) { return decodeIntervalTile(p); });
+        try {
+            decodeIntervalTile(payload, false);  // the timeline's decoding, without args
+        } catch (const CorruptTile&) {}
         break;
     case TileKind::Instants:
-        decodeAndReencode(payload, decodeInstantTile);
+        decodeAndReencode(payload, [](std::string_view p) { return decodeInstantTile(p); });
+        try {
+            decodeInstantTile(payload, false);
+        } catch (const CorruptTile&) {}
         break;
     case TileKind::Counters:
         decodeAndReencode(payload, decodeCounterTile);
@@ -96,13 +103,33 @@ void decodeAs(TileKind kind, std::string_view payload)
     case TileKind::TrackIndex:
         decodeIndex(payload);
         break;
+    case TileKind::FlameBucket:
+    case TileKind::FlamePaths:
+        break;  // flame_codec.h, not tiles
+    }
+}
+
+/// The newest codec version of tiles of `kind` (tile_codec.h).
+std::uint8_t newestVersion(TileKind kind)
+{
+    switch (kind) {
+    case TileKind::Intervals:
+    case TileKind::Instants:
+        return kArgsByMemberCodecVersion;
+    case TileKind::Counters:
+    case TileKind::CounterSummary:
+        return kCounterCodecVersion;
+    case TileKind::IntervalSummary:
+        return kIntervalSummaryCodecVersion;
+    default:
+        return kTileCodecVersion;
     }
 }
 
 /// A valid payload header and checksummed zstd frame around `columns`.
-std::string wrap(TileKind kind, std::string_view columns)
+std::string wrap(TileKind kind, std::uint8_t version, std::string_view columns)
 {
-    std::string payload = {'S', 'T', static_cast<char>(kind), static_cast<char>(kTileCodecVersion)};
+    std::string payload = { 'S', 'T', static_cast<char>(kind), static_cast<char>(version) };
     for (std::uint64_t v = columns.size();; v >>= 7) {
         payload.push_back(static_cast<char>((v & 0x7f) | (v >= 0x80 ? 0x80 : 0)));
         if (v < 0x80)
@@ -141,7 +168,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             decodeAs(static_cast<TileKind>(kind), input);
         return 0;
     }
-    const auto kind = static_cast<TileKind>(static_cast<std::uint8_t>(input.front()) % 9 + 1);
-    decodeAs(kind, wrap(kind, input.substr(1)));
+    const auto selector = static_cast<std::uint8_t>(input.front());
+    const auto kind = static_cast<TileKind>(selector % 9 + 1);
+    const std::uint8_t version = (selector / 9) % 2 ? newestVersion(kind) : kTileCodecVersion;
+    decodeAs(kind, wrap(kind, version, input.substr(1)));
     return 0;
 }

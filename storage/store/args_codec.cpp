@@ -1,0 +1,330 @@
+#include "storage/store/args_codec.h"
+
+#include "storage/store/json_bytes.h"
+
+#include <charconv>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace strata::storage {
+
+namespace {
+
+constexpr std::size_t kNone = std::string_view::npos;
+constexpr std::uint32_t kVerbatim = ~std::uint32_t(0);
+
+/// One member of an object: its key as written between the quotes, its value's text.
+struct Member
+{
+    std::string_view key;
+    std::string_view value;
+};
+
+/// The closing quote of the string whose text starts at `p`, or kNone.
+std::size_t stringEnd(std::string_view text, std::size_t p)
+{
+    const char* const end = text.data() + text.size();
+    for (const char* q = text.data() + p; q < end;) {
+        q = findQuoteOrBackslash(q, end);
+        if (q == end)
+            break;
+        if (*q == '"')
+            return static_cast<std::size_t>(q - text.data());
+        q += 2;  // an escape: the next character is part of the string
+    }
+    return kNone;
+}
+
+/// The end of the object or array opening at `p`, or kNone. Only brackets and strings
+/// are followed: the value is kept as written, whatever it holds.
+std::size_t nestedEnd(std::string_view text, std::size_t p)
+{
+    const char* done = skipNestedJson(text.data() + p, text.data() + text.size());
+    return done ? static_cast<std::size_t>(done - text.data()) : kNone;
+}
+
+/// The end of the value starting at `p` (a string, an object or array, or a token up to
+/// the next ',' or '}'), or kNone.
+std::size_t valueEnd(std::string_view text, std::size_t p)
+{
+    if (p >= text.size())
+        return kNone;
+    const char c = text[p];
+    if (c == '"') {
+        const std::size_t close = stringEnd(text, p + 1);
+        return close == kNone ? kNone : close + 1;
+    }
+    if (c == '{' || c == '[')
+        return nestedEnd(text, p);
+    std::size_t end = p;
+    while (end < text.size() && text[end] != ',' && text[end] != '}')
+        ++end;
+    return end == p || end == text.size() ? kNone : end;
+}
+
+/// The members of `text` when it is exactly {"k":v,...} (every byte accounted for, so
+/// that rebuilding gives it back); false otherwise.
+bool splitMembers(std::string_view text, std::vector<Member>& members)
+{
+    members.clear();
+    if (text.size() < 2 || text.front() != '{')
+        return false;
+    if (text == "{}")
+        return true;
+    std::size_t p = 1;
+    while (true) {
+        if (p >= text.size() || text[p] != '"')
+            return false;
+        const std::size_t close = stringEnd(text, p + 1);
+        if (close == kNone || close + 1 >= text.size() || text[close + 1] != ':')
+            return false;
+        const std::size_t end = valueEnd(text, close + 2);
+        if (end == kNone)
+            return false;
+        members.push_back(
+            { text.substr(p + 1, close - p - 1), text.substr(close + 2, end - close - 2) });
+        if (text[end] == '}')
+            return end + 1 == text.size();
+        if (text[end] != ',')
+            return false;
+        p = end + 1;
+    }
+}
+
+/// A whole number written as std::to_chars writes it (-?[1-9][0-9]{0,17} or 0): the
+/// values that round-trip through an int64.
+bool wholeNumber(std::string_view text, std::int64_t& value)
+{
+    const std::size_t sign = !text.empty() && text.front() == '-' ? 1 : 0;
+    const std::size_t digits = text.size() - sign;
+    if (digits == 0 || digits > 18 || (text[sign] == '0' && (digits > 1 || sign == 1)))
+        return false;
+    std::int64_t v = 0;
+    for (std::size_t i = sign; i < text.size(); ++i) {
+        const unsigned d = static_cast<unsigned char>(text[i]) - '0';
+        if (d > 9)
+            return false;
+        v = v * 10 + d;
+    }
+    value = sign ? -v : v;
+    return true;
+}
+
+struct Shape
+{
+    std::vector<std::string_view> keys;
+    std::vector<std::vector<std::string_view>> values;  ///< per key, one per row of it
+};
+
+}  // namespace
+
+void writeArgsByMember(ByteWriter& out, const ArgsColumn& args, std::size_t rows)
+{
+    std::vector<Shape> shapes;
+    std::unordered_map<std::string, std::uint32_t> shapeIds;
+    std::vector<std::uint32_t> rowShapes(rows, 0);
+    std::vector<std::string_view> verbatim;
+    std::vector<Member> members;
+    std::string key;
+    std::uint32_t lastShape = 0;
+    for (std::size_t i = 0; i < rows; ++i) {
+        const std::string_view text = args.at(i);
+        if (text.empty())
+            continue;
+        if (!splitMembers(text, members)) {
+            verbatim.push_back(text);
+            rowShapes[i] = kVerbatim;  // numbered after the shapes, below
+            continue;
+        }
+        // Rows of one shape come in runs: compare with the last one before hashing.
+        std::uint32_t id = 0;
+        if (lastShape != 0 && shapes[lastShape - 1].keys.size() == members.size()) {
+            const auto& keys = shapes[lastShape - 1].keys;
+            std::size_t k = 0;
+            while (k < keys.size() && keys[k] == members[k].key)
+                ++k;
+            if (k == keys.size())
+                id = lastShape;
+        }
+        if (id == 0) {
+            key.clear();  // each key after its length: no two shapes give the same string
+            for (const Member& m : members) {
+                const auto length = static_cast<std::uint32_t>(m.key.size());
+                key.append(reinterpret_cast<const char*>(&length), sizeof length).append(m.key);
+            }
+            auto [it, added] = shapeIds.try_emplace(key, shapes.size() + 1);
+            if (added) {
+                Shape& shape = shapes.emplace_back();
+                for (const Member& m : members)
+                    shape.keys.push_back(m.key);
+                shape.values.resize(members.size());
+            }
+            id = it->second;
+        }
+        lastShape = id;
+        rowShapes[i] = id;
+        Shape& shape = shapes[id - 1];
+        for (std::size_t k = 0; k < members.size(); ++k)
+            shape.values[k].push_back(members[k].value);
+    }
+
+    out.varint(shapes.size());
+    for (const Shape& shape : shapes) {
+        out.varint(shape.keys.size());
+        for (std::string_view k : shape.keys)
+            out.string(k);
+    }
+    const std::uint64_t verbatimShape = shapes.size() + 1;
+    for (std::uint32_t s : rowShapes)
+        out.varint(s == kVerbatim ? verbatimShape : s);
+    std::vector<std::int64_t> whole;
+    for (const Shape& shape : shapes) {
+        for (const auto& column : shape.values) {
+            whole.clear();
+            std::int64_t v = 0;
+            for (std::string_view text : column) {
+                if (!wholeNumber(text, v))
+                    break;
+                whole.push_back(v);
+            }
+            if (whole.size() == column.size()) {
+                out.u8(1);
+                std::int64_t previous = 0;
+                for (std::int64_t w : whole) {
+                    out.varint(zigzag(static_cast<std::int64_t>(
+                        static_cast<std::uint64_t>(w) - static_cast<std::uint64_t>(previous))));
+                    previous = w;
+                }
+            } else {
+                out.u8(0);
+                for (std::string_view text : column)
+                    out.varint(text.size());
+                for (std::string_view text : column)
+                    out.bytes().append(text);
+            }
+        }
+    }
+    for (std::string_view text : verbatim)
+        out.varint(text.size());
+    for (std::string_view text : verbatim)
+        out.bytes().append(text);
+}
+
+ArgsColumn readArgsByMember(ByteReader& in, std::size_t rows)
+{
+    // Every shape, key and row takes at least a byte: counts beyond the bytes left are
+    // corrupt, and checking them first bounds what is allocated.
+    const auto count = [&in](std::uint64_t limit, const char* what) {
+        const std::uint64_t n = in.varint();
+        if (n > limit || n > in.remaining())
+            throw CorruptTile(what);
+        return n;
+    };
+    std::vector<std::vector<std::string_view>> keys(
+        count(rows, "tile claims more arg shapes than rows"));
+    for (auto& shape : keys) {
+        shape.resize(count(in.remaining(), "tile claims more arg keys than it holds"));
+        for (auto& k : shape)
+            k = in.string();
+    }
+    const std::uint64_t verbatimShape = keys.size() + 1;
+    std::vector<std::uint32_t> rowShapes(rows);
+    std::vector<std::uint64_t> rowsOfShape(keys.size() + 2, 0);
+    for (auto& s : rowShapes) {
+        const std::uint64_t v = in.varint();
+        if (v > verbatimShape)
+            throw CorruptTile("tile names an arg shape it does not hold");
+        s = static_cast<std::uint32_t>(v);
+        ++rowsOfShape[s];
+    }
+
+    // The columns, in shape and key order. Whole numbers are written back as text into
+    // one string, read once it is complete (it moves while it grows).
+    struct Column
+    {
+        bool whole = false;
+        std::size_t firstNumber = 0;  ///< whole: its first value in numberSpans
+        std::vector<std::string_view> texts;  ///< otherwise
+    };
+    std::vector<std::size_t> firstColumn(keys.size(), 0);
+    std::vector<Column> columns;
+    std::string numbers;
+    std::vector<std::pair<std::size_t, std::size_t>> numberSpans;  // offset, length
+    for (std::size_t s = 0; s < keys.size(); ++s) {
+        firstColumn[s] = columns.size();
+        const std::uint64_t n = rowsOfShape[s + 1];
+        for (std::size_t k = 0; k < keys[s].size(); ++k) {
+            Column& column = columns.emplace_back();
+            const std::uint8_t mode = in.u8();
+            if (mode > 1)
+                throw CorruptTile("tile has an unknown arg column");
+            if (n > in.remaining())
+                throw CorruptTile("tile claims more arg values than it holds");
+            if (mode == 1) {
+                column.whole = true;
+                column.firstNumber = numberSpans.size();
+                std::int64_t v = 0;
+                char text[24];
+                for (std::uint64_t i = 0; i < n; ++i) {
+                    v = in.delta(v);
+                    char* end = std::to_chars(text, text + sizeof text, v).ptr;
+                    numberSpans.emplace_back(numbers.size(), static_cast<std::size_t>(end - text));
+                    numbers.append(text, end);
+                }
+            } else {
+                std::vector<std::uint64_t> lengths(n);
+                for (auto& length : lengths)
+                    length = in.varint();
+                column.texts.resize(n);
+                for (std::uint64_t i = 0; i < n; ++i)
+                    column.texts[i] = in.raw(lengths[i]);
+            }
+        }
+    }
+    const auto value = [&](const Column& column, std::size_t row) {
+        if (!column.whole)
+            return column.texts[row];
+        const auto [offset, length] = numberSpans[column.firstNumber + row];
+        return std::string_view(numbers).substr(offset, length);
+    };
+    const std::uint64_t verbatimRows = rowsOfShape[verbatimShape];
+    if (verbatimRows > in.remaining())
+        throw CorruptTile("tile claims more verbatim args than it holds");
+    std::vector<std::uint64_t> verbatimLengths(verbatimRows);
+    for (auto& length : verbatimLengths)
+        length = in.varint();
+    std::vector<std::string_view> verbatim(verbatimRows);
+    for (std::uint64_t i = 0; i < verbatimRows; ++i)
+        verbatim[i] = in.raw(verbatimLengths[i]);
+
+    ArgsColumn args;
+    if (rowsOfShape[0] == rows)
+        return args;  // no row has args: the column stays empty, as ArgsColumn::append keeps it
+    args.ends.reserve(rows);
+    std::vector<std::size_t> next(keys.size() + 2, 0);  // the next value of each shape
+    for (const std::uint32_t s : rowShapes) {
+        std::string& out = args.bytes;
+        if (s == verbatimShape) {
+            out.append(verbatim[next[s]++]);
+        } else if (s != 0) {
+            const auto& shapeKeys = keys[s - 1];
+            const std::size_t row = next[s]++;
+            out.push_back('{');
+            for (std::size_t k = 0; k < shapeKeys.size(); ++k) {
+                if (k > 0)
+                    out.push_back(',');
+                out.push_back('"');
+                out.append(shapeKeys[k]);
+                out.append("\":");
+                out.append(value(columns[firstColumn[s - 1] + k], row));
+            }
+            out.push_back('}');
+        }
+        args.ends.push_back(out.size());
+    }
+    return args;
+}
+
+}  // namespace strata::storage

@@ -1,0 +1,221 @@
+// The args column by member (args_codec.h, exact tiles at codec version 2): every row
+// decodes to exactly the text it was given, whatever that text is; Kineto-like args take
+// far fewer bytes than their text; tiles of codec version 1 still decode; and the
+// timeline's decoding (no args) reads the same events.
+
+#include "storage/store/args_codec.h"
+
+#include "storage/store/byte_io.h"
+#include "storage/store/tile_codec.h"
+
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace strata;
+using storage::ArgsColumn;
+
+namespace {
+
+/// `texts` as a column (an empty text is a row without args).
+ArgsColumn columnOf(const std::vector<std::string>& texts)
+{
+    ArgsColumn args;
+    for (std::size_t i = 0; i < texts.size(); ++i)
+        args.append(i, texts[i]);
+    return args;
+}
+
+/// Encodes rows [0, texts.size()) by member and decodes them; every row must come back.
+std::size_t requireRoundTrip(const std::vector<std::string>& texts)
+{
+    storage::ByteWriter out;
+    storage::writeArgsByMember(out, columnOf(texts), texts.size());
+    const std::string bytes = out.bytes();
+    storage::ByteReader in(bytes);
+    const ArgsColumn back = storage::readArgsByMember(in, texts.size());
+    CHECK(in.atEnd());
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        INFO("row " << i << ": " << texts[i]);
+        REQUIRE(back.at(i) == texts[i]);
+    }
+    return bytes.size();
+}
+
+/// A random JSON value, minified unless `spaced`.
+std::string randomValue(std::mt19937_64& rng, int depth, bool spaced)
+{
+    const auto pick = [&rng](int n) {
+        return std::uniform_int_distribution<int>(0, n - 1)(rng);
+    };
+    static const std::vector<std::string> scalars = { "0", "-0", "7", "-12", "007", "1.5", "1e3",
+        "-2.5E-3", "123456789012345678", "-123456789012345678", "1234567890123456789",
+        "9223372036854775807", "-9223372036854775808", "true", "false", "null", "\"\"", "\"a b\"",
+        "\"q\\\"uote\"", "\"back\\\\slash\"", "\"\\u00e9t\\u00e9\"", "\"{[,:]}\"",
+        "\"caf\xc3\xa9\"" };
+    const int kind = depth > 2 ? 0 : pick(5);
+    if (kind <= 2)
+        return scalars[static_cast<std::size_t>(pick(static_cast<int>(scalars.size())))];
+    const std::string gap = spaced && pick(2) ? " " : "";
+    std::string out(kind == 3 ? "[" : "{");
+    const int n = pick(4);
+    for (int i = 0; i < n; ++i) {
+        if (i > 0)
+            out += "," + gap;
+        if (kind == 4)
+            out += "\"k" + std::to_string(pick(3)) + "\":" + gap;
+        out += randomValue(rng, depth + 1, spaced);
+    }
+    return out + (kind == 3 ? "]" : "}");
+}
+
+/// Random args: mostly objects of a few key sets (as a trace has), some spaced, some not
+/// objects at all, some empty.
+std::string randomArgs(std::mt19937_64& rng)
+{
+    const auto pick = [&rng](int n) {
+        return std::uniform_int_distribution<int>(0, n - 1)(rng);
+    };
+    static const std::vector<std::vector<std::string>> shapes = {
+        { "device", "stream", "correlation" }, { "cbid", "correlation" },
+        { "External id", "Sequence number" }, { "a\\\"b", "\\u0041" }, { "dup", "dup" }, {}
+    };
+    switch (pick(12)) {
+    case 0:
+        return "";
+    case 1:
+        return randomValue(rng, 0, true);  // not necessarily an object
+    case 2:
+        return "[1,2]";
+    case 3:
+        return "{\"a\":1 }";
+    case 4:
+        return "{\"open\":";
+    default:
+        break;
+    }
+    const bool spaced = pick(8) == 0;
+    const auto& keys = shapes[static_cast<std::size_t>(pick(static_cast<int>(shapes.size())))];
+    std::string out = "{";
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+        if (k > 0)
+            out += spaced ? ", " : ",";
+        out += "\"" + keys[k] + "\":";
+        out += pick(3) == 0 ? randomValue(rng, 0, spaced)
+                            : std::to_string(std::uniform_int_distribution<long>(-5, 900000)(rng));
+    }
+    return out + "}";
+}
+
+}  // namespace
+
+TEST_CASE("args by member give back every row's text", "[store][codec]") {
+    SECTION("chosen rows") {
+        requireRoundTrip({});
+        requireRoundTrip({ "", "", "" });
+        requireRoundTrip({ "{}", "", "{}" });
+        requireRoundTrip({ "{\"device\":0,\"stream\":7,\"correlation\":72952}",
+            "{\"device\":0,\"stream\":7,\"correlation\":72953}", "",
+            "{\"cbid\":211,\"correlation\":72953}",
+            "{\"device\":0,\"stream\":13,\"correlation\":72960,\"grid\":[4096,1,1]}" });
+        // Values that look whole but would not come back as written from an int64.
+        requireRoundTrip({ "{\"n\":0}", "{\"n\":-0}", "{\"n\":007}", "{\"n\":1234567890123456789}",
+            "{\"n\":-123456789012345678}", "{\"n\":1.0}", "{\"n\":1e2}" });
+        // Text that is not a minified object is kept whole.
+        requireRoundTrip({ "{ \"a\":1}", "{\"a\" :1}", "{\"a\":1 }", "{\"a\":1,}", "[1]", "5",
+            "\"s\"", "{\"a\":", "{\"a\":\"unterminated}", "{\"a\":1}}", "{\"a\":{\"b\":[1,2}}",
+            "{\"a\":\"\\\"}\"}", "{\"\":\"\"}", "{" });
+        // Keys that differ only by their escapes, and a repeated key.
+        requireRoundTrip({ "{\"\\u0041\":1}", "{\"A\":1}", "{\"k\":1,\"k\":2}" });
+    }
+
+    SECTION("random rows") {
+        for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+            std::mt19937_64 rng(seed);
+            std::vector<std::string> texts(std::uniform_int_distribution<int>(1, 300)(rng));
+            for (std::string& t : texts)
+                t = randomArgs(rng);
+            INFO("seed " << seed);
+            requireRoundTrip(texts);
+        }
+    }
+}
+
+TEST_CASE("Kineto-like args take a fraction of their text by member", "[store][codec]") {
+    std::vector<std::string> texts;
+    std::size_t textBytes = 0;
+    for (int i = 0; i < 500; ++i) {
+        texts.push_back(i % 2
+                ? "{\"cbid\":211,\"correlation\":" + std::to_string(70000 + i) + "}"
+                : "{\"device\":0,\"stream\":7,\"correlation\":" + std::to_string(70000 + i)
+                    + ",\"registers per thread\":40,\"grid\":[4096,1,1]}");
+        textBytes += texts.back().size();
+    }
+    const std::size_t bytes = requireRoundTrip(texts);
+    INFO(bytes << " bytes by member, " << textBytes << " as text");
+    CHECK(5 * bytes < textBytes);
+}
+
+TEST_CASE(
+    "exact tiles keep their args, and the timeline's decoding leaves them out", "[store][codec]") {
+    storage::IntervalTile intervals;
+    std::vector<std::string> texts = { "{\"a\":1}", "", "{\"a\":2,\"b\":\"x\"}", "[3]" };
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        intervals.events.push_back({ model::TimeNs(10 * i), model::TimeNs(10 * i + 5),
+            model::StringId(i), 0, 0, model::Role::Useful, std::uint32_t(i) });
+        intervals.args.append(i, texts[i]);
+    }
+    const std::string payload = storage::encodeTile(intervals, 3);
+    CHECK(static_cast<std::uint8_t>(payload[3]) == storage::kArgsByMemberCodecVersion);
+    const storage::IntervalTile full = storage::decodeIntervalTile(payload);
+    const storage::IntervalTile drawn = storage::decodeIntervalTile(payload, false);
+    REQUIRE(full.events.size() == texts.size());
+    REQUIRE(drawn.events.size() == texts.size());
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        CHECK(full.args.at(i) == texts[i]);
+        CHECK(drawn.args.at(i).empty());
+        CHECK(drawn.events[i].startNs == full.events[i].startNs);
+        CHECK(drawn.events[i].seq == full.events[i].seq);
+    }
+
+    storage::InstantTile instants;
+    instants.events = { { 5, 1, 2 }, { 7, 3, 0 } };
+    instants.args.append(1, "{\"x\":[1,2]}");
+    const storage::InstantTile back = storage::decodeInstantTile(storage::encodeTile(instants, 3));
+    CHECK(back.args.at(0).empty());
+    CHECK(back.args.at(1) == "{\"x\":[1,2]}");
+}
+
+TEST_CASE("exact tiles of codec version 1 still decode", "[store][codec]") {
+    // Version 1 columns: n | start delta | duration | name | category | depth | role | seq
+    // delta | each row's args length, then their text.
+    storage::ByteWriter out;
+    out.varint(2);
+    out.svarint(100);
+    out.svarint(50);
+    out.varint(10);
+    out.varint(20);
+    out.varint(1);
+    out.varint(2);
+    out.varint(0);
+    out.varint(0);
+    out.varint(0);
+    out.varint(1);
+    out.u8(0);
+    out.u8(0);
+    out.svarint(0);
+    out.svarint(1);
+    out.varint(7);
+    out.varint(0);
+    out.bytes().append("{\"a\":1}");
+    const std::string payload = storage::wrapPayload(storage::TileKind::Intervals, out.bytes(), 3);
+    REQUIRE(static_cast<std::uint8_t>(payload[3]) == 1);
+    const storage::IntervalTile tile = storage::decodeIntervalTile(payload);
+    REQUIRE(tile.events.size() == 2);
+    CHECK(tile.events[1].startNs == 150);
+    CHECK(tile.events[1].endNs == 170);
+    CHECK(tile.args.at(0) == "{\"a\":1}");
+    CHECK(tile.args.at(1).empty());
+}
