@@ -202,14 +202,14 @@ void writeArgsByMember(ByteWriter& out, const ArgsColumn& args, std::size_t rows
                 for (std::string_view text : column)
                     out.varint(text.size());
                 for (std::string_view text : column)
-                    out.bytes().append(text);
+                    out.raw(text);
             }
         }
     }
     for (std::string_view text : verbatim)
         out.varint(text.size());
     for (std::string_view text : verbatim)
-        out.bytes().append(text);
+        out.raw(text);
 }
 
 ArgsColumn readArgsByMember(ByteReader& in, std::size_t rows)

@@ -60,6 +60,11 @@ public:
     void string(std::string_view s)
     {
         varint(s.size());
+        raw(s);
+    }
+    /// `s` as it is, without its length.
+    void raw(std::string_view s)
+    {
         if (s.empty())
             return;
         std::memcpy(room(s.size()), s.data(), s.size());
