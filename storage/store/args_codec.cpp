@@ -3,6 +3,7 @@
 #include "storage/store/json_bytes.h"
 
 #include <charconv>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -302,27 +303,48 @@ ArgsColumn readArgsByMember(ByteReader& in, std::size_t rows)
     ArgsColumn args;
     if (rowsOfShape[0] == rows)
         return args;  // no row has args: the column stays empty, as ArgsColumn::append keeps it
+
+    // The text's size, so that the rows are written into it without growing it: each
+    // row of a shape takes its punctuation and keys ({"k1":,"k2":}), then its values.
+    std::uint64_t size = numbers.size();
+    for (std::size_t s = 0; s < keys.size(); ++s) {
+        std::uint64_t frame = 2 + (keys[s].empty() ? 0 : keys[s].size() - 1);
+        for (std::string_view k : keys[s])
+            frame += k.size() + 3;
+        size += frame * rowsOfShape[s + 1];
+    }
+    for (const Column& column : columns) {
+        for (std::string_view text : column.texts)
+            size += text.size();
+    }
+    for (std::string_view text : verbatim)
+        size += text.size();
+    args.bytes.resize(size);
     args.ends.reserve(rows);
+    char* out = args.bytes.data();
+    const auto put = [&out](std::string_view text) {
+        std::memcpy(out, text.data(), text.size());
+        out += text.size();
+    };
     std::vector<std::size_t> next(keys.size() + 2, 0);  // the next value of each shape
     for (const std::uint32_t s : rowShapes) {
-        std::string& out = args.bytes;
         if (s == verbatimShape) {
-            out.append(verbatim[next[s]++]);
+            put(verbatim[next[s]++]);
         } else if (s != 0) {
             const auto& shapeKeys = keys[s - 1];
             const std::size_t row = next[s]++;
-            out.push_back('{');
+            *out++ = '{';
             for (std::size_t k = 0; k < shapeKeys.size(); ++k) {
                 if (k > 0)
-                    out.push_back(',');
-                out.push_back('"');
-                out.append(shapeKeys[k]);
-                out.append("\":");
-                out.append(value(columns[firstColumn[s - 1] + k], row));
+                    *out++ = ',';
+                *out++ = '"';
+                put(shapeKeys[k]);
+                put("\":");
+                put(value(columns[firstColumn[s - 1] + k], row));
             }
-            out.push_back('}');
+            *out++ = '}';
         }
-        args.ends.push_back(out.size());
+        args.ends.push_back(static_cast<std::uint64_t>(out - args.bytes.data()));
     }
     return args;
 }
