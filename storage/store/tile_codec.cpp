@@ -469,7 +469,8 @@ TileKind payloadKind(std::string_view payload)
     return static_cast<TileKind>(payload[2]);
 }
 
-// Intervals: n | start Δ | duration | name | category | depth | role u8 | seq Δ | args.
+// Intervals: n | start Δ | duration | name | category | depth | role u8 | seq Δ | args
+// (by member from version 2, args_codec.h; version 1: each row's length, then the text).
 std::string wrapPayload(TileKind kind, const std::string& raw, int zstdLevel)
 {
     return wrap(kind, raw, zstdLevel);
@@ -533,7 +534,7 @@ IntervalTile decodeIntervalTile(std::string_view payload, bool withArgs)
     return tile;
 }
 
-// Instants: n | time Δ | name | category | args.
+// Instants: n | time Δ | name | category | args (as the intervals' at each version).
 std::string encodeTile(const InstantTile& tile, int zstdLevel)
 {
     ByteWriter out;
