@@ -15,6 +15,8 @@ namespace {
 
 constexpr std::size_t kNone = std::string_view::npos;
 constexpr std::uint32_t kVerbatim = ~std::uint32_t(0);
+/// More decoded args text than this in one tile is corruption.
+constexpr std::uint64_t kMaxArgsBytes = std::uint64_t(1) << 30;
 
 /// One member of an object: its key as written between the quotes, its value's text.
 struct Member
@@ -319,6 +321,10 @@ ArgsColumn readArgsByMember(ByteReader& in, std::size_t rows)
     }
     for (std::string_view text : verbatim)
         size += text.size();
+    // Keys repeat in every row: a corrupted count of rows could ask for far more text than
+    // any tile holds (a tile's rows are at most kEventsPerTile, their args its input's).
+    if (size > kMaxArgsBytes)
+        throw CorruptTile("tile's args would take more than 1 GB");
     args.bytes.resize(size);
     args.ends.reserve(rows);
     char* out = args.bytes.data();

@@ -219,3 +219,20 @@ TEST_CASE("exact tiles of codec version 1 still decode", "[store][codec]") {
     CHECK(tile.args.at(0) == "{\"a\":1}");
     CHECK(tile.args.at(1).empty());
 }
+
+TEST_CASE("an args column that would decode to gigabytes is refused", "[store][codec][bad]") {
+    // One key of a megabyte, repeated by 1 100 rows: 1.1 GB of text from a 1 MB column.
+    const std::size_t rows = 1100;
+    storage::ByteWriter out;
+    out.varint(1);
+    out.varint(1);
+    out.string(std::string(std::size_t(1) << 20, 'k'));
+    for (std::size_t i = 0; i < rows; ++i)
+        out.varint(1);
+    out.u8(1);
+    for (std::size_t i = 0; i < rows; ++i)
+        out.varint(0);
+    const std::string bytes = out.bytes();
+    storage::ByteReader in(bytes);
+    REQUIRE_THROWS_AS(storage::readArgsByMember(in, rows), storage::CorruptTile);
+}
