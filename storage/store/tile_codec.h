@@ -36,6 +36,24 @@ inline constexpr std::uint8_t kIntervalSummaryCodecVersion = 2;
 /// (args_codec.h); version 1 tiles (each row's text) still decode.
 inline constexpr std::uint8_t kArgsByMemberCodecVersion = 2;
 
+/// The codec version tiles of `kind` are written at (the constants above; every version
+/// from kTileCodecVersion up to it decodes).
+constexpr std::uint8_t newestCodecVersion(TileKind kind)
+{
+    switch (kind) {
+    case TileKind::Intervals:
+    case TileKind::Instants:
+        return kArgsByMemberCodecVersion;
+    case TileKind::Counters:
+    case TileKind::CounterSummary:
+        return kCounterCodecVersion;
+    case TileKind::IntervalSummary:
+        return kIntervalSummaryCodecVersion;
+    default:
+        return kTileCodecVersion;
+    }
+}
+
 std::string encodeTile(const IntervalTile& tile, int zstdLevel = 3);
 std::string encodeTile(const InstantTile& tile, int zstdLevel = 3);
 std::string encodeTile(const CounterTile& tile, int zstdLevel = 3);

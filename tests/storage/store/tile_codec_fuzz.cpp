@@ -109,23 +109,6 @@ void decodeAs(TileKind kind, std::string_view payload)
     }
 }
 
-/// The newest codec version of tiles of `kind` (tile_codec.h).
-std::uint8_t newestVersion(TileKind kind)
-{
-    switch (kind) {
-    case TileKind::Intervals:
-    case TileKind::Instants:
-        return kArgsByMemberCodecVersion;
-    case TileKind::Counters:
-    case TileKind::CounterSummary:
-        return kCounterCodecVersion;
-    case TileKind::IntervalSummary:
-        return kIntervalSummaryCodecVersion;
-    default:
-        return kTileCodecVersion;
-    }
-}
-
 /// A valid payload header and checksummed zstd frame around `columns`.
 std::string wrap(TileKind kind, std::uint8_t version, std::string_view columns)
 {
@@ -170,7 +153,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     const auto selector = static_cast<std::uint8_t>(input.front());
     const auto kind = static_cast<TileKind>(selector % 9 + 1);
-    const std::uint8_t version = (selector / 9) % 2 ? newestVersion(kind) : kTileCodecVersion;
+    const std::uint8_t version = (selector / 9) % 2 ? newestCodecVersion(kind) : kTileCodecVersion;
     decodeAs(kind, wrap(kind, version, input.substr(1)));
     return 0;
 }
