@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <optional>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace strata::storage {
@@ -259,52 +261,78 @@ struct Walked
     std::uint32_t parent;  ///< 0: the root
 };
 
-bool walkPaths(
-    std::span<const model::Interval> sorted, model::StackTable& paths, std::vector<Walked>& out)
+/// The ids of a track's call paths, (parent, name) -> path, shared by the walks of its
+/// two passes so that both number the paths alike.
+struct PathIds
 {
+    explicit PathIds(model::StackTable& table)
+        : paths(table)
+    {}
+    model::StackTable& paths;
+    std::unordered_map<std::uint64_t, std::uint32_t> ids;
+};
+
+/// Walks intervals (sorted, with their final depths) piece after piece, keeping the
+/// intervals still open between pieces.
+class PathWalker
+{
+public:
+    explicit PathWalker(PathIds& ids)
+        : m_ids(ids)
+        , m_cache(kCached)
+    {}
+
+    /// Appends the walk of `sorted` to `out`; false when nesting is not proper.
+    bool walk(std::span<const model::Interval> sorted, std::vector<Walked>& out)
+    {
+        out.reserve(out.size() + sorted.size());
+        for (const model::Interval& iv : sorted) {
+            std::size_t depth = std::min<std::size_t>(iv.depth, m_open.size());
+            while (depth > 0 && m_open[depth - 1].endNs <= iv.startNs
+                && m_open[depth - 1].endNs < iv.endNs)
+                --depth;
+            if (depth > 0 && m_open[depth - 1].endNs < iv.endNs)
+                return false;  // the enclosing interval ends first
+            for (std::size_t k = depth; k < m_open.size(); ++k) {
+                if (m_open[k].endNs > iv.startNs)
+                    return false;  // cuts short an interval still running
+            }
+            const std::uint32_t parent = depth == 0 ? 0 : m_open[depth - 1].path;
+            const std::uint64_t key = (std::uint64_t(parent) << 32) | iv.name;
+            // A track has few paths, met again and again: a direct-mapped cache in front
+            // of the map (the walk, a map lookup an interval, was 33 M of the 345 M
+            // instructions the pyramids of p300k.prv took).
+            Cached& cached = m_cache[((key * 0x9E3779B97F4A7C15ULL) >> 32) & (kCached - 1)];
+            if (cached.key != key) {
+                const auto [it, added] =
+                    m_ids.ids.try_emplace(key, static_cast<std::uint32_t>(m_ids.paths.size()));
+                if (added)
+                    m_ids.paths.add(parent, iv.name);
+                cached = { key, it->second };
+            }
+            m_open.resize(depth);
+            m_open.push_back({ cached.path, iv.endNs });
+            out.push_back({ cached.path, parent });
+        }
+        return true;
+    }
+
+private:
     struct Open
     {
         std::uint32_t path;
         TimeNs endNs;
     };
-    std::vector<Open> open;
-    std::unordered_map<std::uint64_t, std::uint32_t> ids;
     struct Cached
     {
         std::uint64_t key = ~std::uint64_t(0);  ///< (parent, name); no path has this one
         std::uint32_t path = 0;
     };
-    constexpr std::size_t kCached = 256;
-    std::vector<Cached> cache(kCached);
-    out.reserve(sorted.size());
-    for (const model::Interval& iv : sorted) {
-        std::size_t depth = std::min<std::size_t>(iv.depth, open.size());
-        while (depth > 0 && open[depth - 1].endNs <= iv.startNs && open[depth - 1].endNs < iv.endNs)
-            --depth;
-        if (depth > 0 && open[depth - 1].endNs < iv.endNs)
-            return false;  // the enclosing interval ends first
-        for (std::size_t k = depth; k < open.size(); ++k) {
-            if (open[k].endNs > iv.startNs)
-                return false;  // cuts short an interval still running
-        }
-        const std::uint32_t parent = depth == 0 ? 0 : open[depth - 1].path;
-        const std::uint64_t key = (std::uint64_t(parent) << 32) | iv.name;
-        // A track has few paths, met again and again: a direct-mapped cache in front of
-        // the map (the walk, a map lookup an interval, was 33 M of the 345 M instructions
-        // the pyramids of p300k.prv took).
-        Cached& cached = cache[((key * 0x9E3779B97F4A7C15ULL) >> 32) & (kCached - 1)];
-        if (cached.key != key) {
-            const auto [it, added] = ids.try_emplace(key, static_cast<std::uint32_t>(paths.size()));
-            if (added)
-                paths.add(parent, iv.name);
-            cached = { key, it->second };
-        }
-        open.resize(depth);
-        open.push_back({ cached.path, iv.endNs });
-        out.push_back({ cached.path, parent });
-    }
-    return true;
-}
+    static constexpr std::size_t kCached = 256;
+    PathIds& m_ids;
+    std::vector<Open> m_open;
+    std::vector<Cached> m_cache;
+};
 
 /// The parts of interval `iv` in buckets [lo, hi) of width bucketNs, each given to `add`.
 template<typename Add>
@@ -327,85 +355,116 @@ void forEachIntervalPart(const model::Interval& iv, const Walked& w, TimeNs buck
     }
 }
 
-/// The first level worth storing (buildLevels' rule) of an interval pyramid, or 0 for
-/// none, counted without building a level: per level, one pass over the intervals that
-/// tracks the last bucket counted overall and per path. The intervals come in start
-/// order and an interval's parts (its path's and its parent's) share its buckets, so
-/// the buckets counted at or after an interval's first one run without a gap up to the
-/// last counted: only those past it are new.
-int firstStoredLevel(const model::LodGrid& grid, std::span<const model::Interval> sorted,
-    const std::vector<Walked>& walked, std::size_t pathCount, int top,
-    const FlameSummaryOptions& options)
+/// The coarsest level a pyramid may reach: flameTopLevel()'s cap.
+int maxFlameLevel(const model::LodGrid& grid)
 {
-    auto pieces = [](const model::Interval& iv, TimeNs bucketNs) {
-        if (iv.endNs == iv.startNs)
-            return std::int64_t(1);
-        return model::floorDiv(iv.endNs - 1, bucketNs) - model::floorDiv(iv.startNs, bucketNs) + 1;
-    };
-    // Parts each band adds, at the level it joins (band b at level b + 1).
-    std::vector<std::int64_t> joining(static_cast<std::size_t>(grid.levels) + 1, 0);
-    std::vector<std::uint8_t> bands(sorted.size());  // asked at every level below
-    for (std::size_t i = 0; i < sorted.size(); ++i) {
-        const int band = grid.bandOf(sorted[i].durationNs());
-        bands[i] = static_cast<std::uint8_t>(band);
-        if (band >= grid.levels)
-            continue;
-        const std::int64_t n = pieces(sorted[i], grid.bucketNs(band + 1));
-        const bool parent = walked[i].parent != 0 && sorted[i].endNs > sorted[i].startNs;
-        joining[static_cast<std::size_t>(band)] += parent ? 2 * n : n;
+    int level = 1;
+    while (grid.bucketNs(level) < (std::numeric_limits<TimeNs>::max() >> (grid.factorLog2 + 2)))
+        ++level;
+    return level;
+}
+
+/// Counts, interval after interval, what each level of an interval pyramid would hold
+/// (buckets, entries, and the parts that go into them), to find the first level worth
+/// storing (buildLevels' rule) before building any. Per level, it tracks the last bucket
+/// counted overall and per path: intervals come in start order and an interval's parts
+/// (its path's and its parent's) share its buckets, so the buckets counted at or after
+/// an interval's first one run without a gap up to the last counted, and only those past
+/// it are new. An interval that adds nothing at a level adds nothing at the coarser ones
+/// either (each counts every interval the finer one does, so its last buckets are at
+/// least the finer ones' divided by the factor): the walk up the levels stops there.
+class FlameLevelCounter
+{
+public:
+    FlameLevelCounter(const model::LodGrid& grid, const FlameSummaryOptions& options)
+        : m_grid(grid)
+        , m_options(options)
+        , m_joining(static_cast<std::size_t>(grid.levels) + 1, 0)
+        , m_levels(static_cast<std::size_t>(maxFlameLevel(grid)))
+    {}
+
+    void add(std::span<const model::Interval> sorted, std::span<const Walked> walked)
+    {
+        for (std::size_t i = 0; i < sorted.size(); ++i) {
+            const model::Interval& iv = sorted[i];
+            const int band = m_grid.bandOf(iv.durationNs());
+            if (band >= m_grid.levels)
+                continue;
+            const bool parent = walked[i].parent != 0 && iv.endNs > iv.startNs;
+            const std::int64_t joins =
+                buckets(iv, band + 1).second - buckets(iv, band + 1).first + 1;
+            m_joining[static_cast<std::size_t>(band)] += parent ? 2 * joins : joins;
+            for (int level = band + 1; level <= static_cast<int>(m_levels.size()); ++level) {
+                Level& l = m_levels[static_cast<std::size_t>(level - 1)];
+                const auto [first, end] = buckets(iv, level);
+                std::int64_t added = count(l.lastBucket, first, end);
+                l.buckets += added;
+                const std::int64_t entries = count(lastOf(l, walked[i].path), first, end)
+                    + (parent ? count(lastOf(l, walked[i].parent), first, end) : 0);
+                l.entries += entries;
+                if (added + entries == 0)
+                    break;
+            }
+        }
     }
-    constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
-    std::vector<std::int64_t> lastOfPath(pathCount);
-    std::int64_t raw = 0;
-    for (int level = 1; level <= top; ++level) {
-        if (level <= grid.levels)
-            raw += joining[static_cast<std::size_t>(level - 1)];
-        // A level stored has a bucket, so an entry: with fewer parts than the rule asks
-        // of one, it cannot be stored (the finest levels, of the shortest intervals).
-        if (raw < options.minEventsPerBucket || raw < options.minCompression)
-            continue;
-        const TimeNs w = grid.bucketNs(level);
+
+    /// The first level worth storing up to `top`, or 0 for none.
+    int firstStored(int top) const
+    {
+        std::int64_t raw = 0;
+        for (int level = 1; level <= top && level <= static_cast<int>(m_levels.size()); ++level) {
+            if (level <= m_grid.levels)
+                raw += m_joining[static_cast<std::size_t>(level - 1)];
+            // A level stored has a bucket, so an entry: with fewer parts than the rule asks
+            // of one, it cannot be stored (the finest levels, of the shortest intervals).
+            if (raw < m_options.minEventsPerBucket || raw < m_options.minCompression)
+                continue;
+            const Level& l = m_levels[static_cast<std::size_t>(level - 1)];
+            if (l.buckets > 0 && l.entries * m_options.minCompression <= raw
+                && l.buckets * m_options.minEventsPerBucket <= raw)
+                return level;
+        }
+        return 0;
+    }
+
+private:
+    static constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
+    struct Level
+    {
+        std::int64_t lastBucket = kNone;
         std::int64_t buckets = 0;
         std::int64_t entries = 0;
-        std::int64_t lastBucket = kNone;
-        std::fill(lastOfPath.begin(), lastOfPath.end(), kNone);
-        auto count = [](std::int64_t& last, std::int64_t first, std::int64_t end) {
-            const std::int64_t from = last == kNone ? first : std::max(first, last + 1);
-            if (end < from)
-                return std::int64_t(0);
-            last = end;
-            return end - from + 1;
-        };
-        // The counts only grow: a level is given up as soon as they are over what the
-        // rule allows (checked every kStride intervals). At the levels below the first
-        // stored that is a fraction of the pass, where entries are about as many as parts.
-        const bool capped = options.minCompression > 0 && options.minEventsPerBucket > 0;
-        constexpr std::size_t kStride = 512;
-        for (std::size_t from = 0; from < sorted.size(); from += kStride) {
-            const std::size_t to = std::min(sorted.size(), from + kStride);
-            for (std::size_t i = from; i < to; ++i) {
-                const model::Interval& iv = sorted[i];
-                if (bands[i] >= std::min(level, grid.levels))
-                    continue;
-                const std::int64_t first = model::floorDiv(iv.startNs, w);
-                const std::int64_t end =
-                    iv.endNs > iv.startNs ? model::floorDiv(iv.endNs - 1, w) : first;
-                buckets += count(lastBucket, first, end);
-                entries += count(lastOfPath[walked[i].path], first, end);
-                if (walked[i].parent != 0 && iv.endNs > iv.startNs)
-                    entries += count(lastOfPath[walked[i].parent], first, end);
-            }
-            if (capped
-                && (entries * options.minCompression > raw
-                    || buckets * options.minEventsPerBucket > raw))
-                break;
-        }
-        if (buckets > 0 && entries * options.minCompression <= raw
-            && buckets * options.minEventsPerBucket <= raw)
-            return level;
+        std::vector<std::int64_t> lastOfPath;
+    };
+
+    /// The first and last buckets of `level` that `iv` touches (a zero-length interval:
+    /// the one holding its start).
+    std::pair<std::int64_t, std::int64_t> buckets(const model::Interval& iv, int level) const
+    {
+        const TimeNs w = m_grid.bucketNs(level);
+        const std::int64_t first = model::floorDiv(iv.startNs, w);
+        return { first, iv.endNs > iv.startNs ? model::floorDiv(iv.endNs - 1, w) : first };
     }
-    return 0;
-}
+    static std::int64_t& lastOf(Level& l, std::uint32_t path)
+    {
+        if (l.lastOfPath.size() <= path)
+            l.lastOfPath.resize(std::size_t(path) + 1, kNone);
+        return l.lastOfPath[path];
+    }
+    static std::int64_t count(std::int64_t& last, std::int64_t first, std::int64_t end)
+    {
+        const std::int64_t from = last == kNone ? first : std::max(first, last + 1);
+        if (end < from)
+            return 0;
+        last = end;
+        return end - from + 1;
+    }
+
+    const model::LodGrid& m_grid;
+    const FlameSummaryOptions m_options;
+    std::vector<std::int64_t> m_joining;  ///< parts each band adds, at the level it joins
+    std::vector<Level> m_levels;
+};
 
 /// Builds the levels of an interval pyramid from `first` up, one window of intervals at a
 /// time (interval_windows.h) up to the grid's coarsest level, and above it from that
@@ -413,33 +472,34 @@ int firstStoredLevel(const model::LodGrid& grid, std::span<const model::Interval
 class FlameWindowBuilder
 {
 public:
-    FlameWindowBuilder(const model::LodGrid& grid, std::span<const model::Interval> sorted,
-        const std::vector<Walked>& walked, std::size_t pathCount, int first, int top,
-        const FlameBucketSink& sink)
+    FlameWindowBuilder(const model::LodGrid& grid, std::size_t pathCount, int first, int top)
         : m_grid(grid)
-        , m_sorted(sorted)
-        , m_walked(walked)
         , m_pathCount(pathCount)
         , m_first(first)
         , m_top(top)
         , m_windowed(std::min(top, grid.levels))
-        , m_sink(sink)
     {}
 
-    void run()
+    /// The windows of one piece; `walked` covers what `windows` walks (carried, then own).
+    void add(IntervalWindows& windows, std::span<const Walked> walked, const FlameBucketSink& sink)
     {
-        for (IntervalWindows windows(m_grid, m_sorted); windows.next();)
-            summarize(windows);
+        while (windows.next())
+            summarize(windows, walked, sink);
+    }
+
+    void finish(const FlameBucketSink& sink)
+    {
         for (int level = m_windowed + 1; level <= m_top; ++level) {
             std::vector<Part> parts = coarsen(m_coarsest, m_grid.factorLog2);
             m_coarsest = reduce(parts);
             if (level >= m_first)
-                m_sink(level, m_coarsest);
+                sink(level, m_coarsest);
         }
     }
 
 private:
-    void summarize(const IntervalWindows& window)
+    void summarize(
+        const IntervalWindows& window, std::span<const Walked> walked, const FlameBucketSink& sink)
     {
         // Level `from` is built from the intervals directly, each above from the one below.
         const int from = std::min(m_first, m_windowed);
@@ -455,7 +515,7 @@ private:
                     forEachCoarsePart(buckets, m_grid.factorLog2, add);
                 for (const IntervalWindows::Member& m : window.members()) {
                     if (m.band >= lowestBand && m.band < level)
-                        forEachIntervalPart(m_sorted[m.index], m_walked[m.index],
+                        forEachIntervalPart(window.at(m.index), walked[m.index],
                             m_grid.bucketNs(level), lo, hi, add);
                 }
             };
@@ -472,20 +532,17 @@ private:
                 buckets = reduce(parts);
             }
             if (level >= m_first && !buckets.empty())
-                m_sink(level, buckets);
+                sink(level, buckets);
         }
         if (m_top > m_windowed)
             m_coarsest.insert(m_coarsest.end(), buckets.begin(), buckets.end());
     }
 
     const model::LodGrid& m_grid;
-    const std::span<const model::Interval> m_sorted;
-    const std::vector<Walked>& m_walked;
     const std::uint64_t m_pathCount;  ///< paths are 0 (the root) .. m_pathCount - 1
     const int m_first;
     const int m_top;
     const int m_windowed;  ///< the coarsest level built window by window
-    const FlameBucketSink& m_sink;
     std::vector<FlameBucket> m_coarsest;  ///< level m_windowed, whole, when levels go above it
     PartTable m_table;
 };
@@ -531,23 +588,124 @@ FlamePyramid summarizeFlameSamples(const model::LodGrid& grid,
     return out;
 }
 
+struct IntervalFlameSummarizer::State
+{
+    State(const model::LodGrid& g, const FlameSummaryOptions& o, model::StackTable& paths,
+        std::int64_t total)
+        : grid(g)
+        , options(o)
+        , wanted(total >= o.minEvents)
+        , ids(paths)
+        , counting(ids)
+        , building(ids)
+        , counter(g, o)
+    {}
+
+    const model::LodGrid grid;
+    const FlameSummaryOptions options;
+    bool wanted;  ///< enough events for a pyramid
+    PathIds ids;
+    PathWalker counting;  ///< the first pass's walk
+    PathWalker building;  ///< the second's
+    FlameLevelCounter counter;
+    bool proper = true;
+    std::int64_t events = 0;
+    std::int64_t pieces = 0;
+    TimeNs firstNs = 0;
+    TimeNs lastNs = 0;
+    std::vector<Walked> walked;  ///< of the last piece counted: a lone piece is not walked again
+    FlameStoredLevels stored;
+    std::optional<FlameWindowBuilder> builder;
+    std::vector<model::Interval> carried;  ///< into the next piece built
+    std::vector<Walked> carriedWalk;
+};
+
+IntervalFlameSummarizer::IntervalFlameSummarizer(const model::LodGrid& grid,
+    const FlameSummaryOptions& options, model::StackTable& paths, std::int64_t events)
+    : m_state(std::make_unique<State>(grid, options, paths, events))
+{}
+
+IntervalFlameSummarizer::~IntervalFlameSummarizer() = default;
+
+void IntervalFlameSummarizer::count(std::span<const model::Interval> piece)
+{
+    State& s = *m_state;
+    if (piece.empty() || !s.proper || !s.wanted)
+        return;
+    if (s.events == 0)
+        s.firstNs = s.lastNs = piece.front().startNs;
+    for (const model::Interval& iv : piece)
+        s.lastNs = std::max(s.lastNs, iv.endNs);
+    s.events += static_cast<std::int64_t>(piece.size());
+    ++s.pieces;
+    s.walked.clear();
+    if (!s.counting.walk(piece, s.walked)) {
+        s.proper = false;
+        std::vector<Walked>().swap(s.walked);
+        return;
+    }
+    s.counter.add(piece, s.walked);
+}
+
+FlameStoredLevels IntervalFlameSummarizer::levels()
+{
+    State& s = *m_state;
+    if (s.events == 0 || s.events < s.options.minEvents || !s.proper)
+        return {};
+    const int top = flameTopLevel(s.grid, s.firstNs, s.lastNs);
+    const int first = s.counter.firstStored(top);
+    if (first == 0)
+        return {};
+    s.stored = { first, top };
+    s.builder.emplace(s.grid, s.ids.paths.size(), first, top);
+    return s.stored;
+}
+
+void IntervalFlameSummarizer::build(
+    std::span<const model::Interval> piece, WindowRange range, const FlameBucketSink& sink)
+{
+    State& s = *m_state;
+    if (!s.builder || piece.empty())
+        return;
+    std::vector<Walked> walked;
+    if (s.pieces == 1) {
+        walked.swap(s.walked);  // the walk of the count, of this same piece
+    } else {
+        walked = s.carriedWalk;
+        if (!s.building.walk(piece, walked))
+            throw std::logic_error("IntervalFlameSummarizer: the pieces changed between passes");
+    }
+    IntervalWindows windows(s.grid, s.carried, piece, range);
+    s.builder->add(windows, walked, sink);
+    if (s.pieces == 1)
+        return;
+    std::vector<model::Interval> carried;
+    std::vector<Walked> carriedWalk;
+    for (std::uint32_t i : carriedIntervals(s.grid, s.carried, piece)) {
+        carried.push_back(windows.at(i));
+        carriedWalk.push_back(walked[i]);
+    }
+    s.carried.swap(carried);
+    s.carriedWalk.swap(carriedWalk);
+}
+
+void IntervalFlameSummarizer::finish(const FlameBucketSink& sink)
+{
+    if (m_state->builder)
+        m_state->builder->finish(sink);
+}
+
 FlameStoredLevels summarizeFlameIntervals(const model::LodGrid& grid,
     std::span<const model::Interval> sorted, const FlameSummaryOptions& options,
     model::StackTable& paths, const FlameBucketSink& sink)
 {
-    const auto events = static_cast<std::int64_t>(sorted.size());
-    std::vector<Walked> walked;
-    if (events == 0 || events < options.minEvents || !walkPaths(sorted, paths, walked))
-        return {};
-    TimeNs lastNs = sorted.front().endNs;
-    for (const model::Interval& iv : sorted)
-        lastNs = std::max(lastNs, iv.endNs);
-    const int top = flameTopLevel(grid, sorted.front().startNs, lastNs);
-    const int first = firstStoredLevel(grid, sorted, walked, paths.size(), top, options);
-    if (first == 0)
-        return {};
-    FlameWindowBuilder(grid, sorted, walked, paths.size(), first, top, sink).run();
-    return { first, top };
+    IntervalFlameSummarizer summarizer(
+        grid, options, paths, static_cast<std::int64_t>(sorted.size()));
+    summarizer.count(sorted);
+    const FlameStoredLevels stored = summarizer.levels();
+    summarizer.build(sorted, WindowRange::all(), sink);
+    summarizer.finish(sink);
+    return stored;
 }
 
 FlamePyramid summarizeFlameIntervals(const model::LodGrid& grid,

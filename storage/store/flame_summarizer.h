@@ -35,8 +35,10 @@
 #include "model/events.h"
 #include "model/lod_grid.h"
 #include "model/stack_table.h"
+#include "storage/store/interval_windows.h"
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -99,11 +101,41 @@ struct FlameStoredLevels
     bool empty() const { return finest > coarsest; }
 };
 
-/// The pyramid of intervals sorted by (start, seq) with their final depths, handed to
-/// `sink` window by window, with the call paths in `paths`: memory holds one window's
-/// intervals and buckets, not the pyramid. The first level stored is found by counting
-/// before any level is built, and built from the intervals directly. No levels when
-/// nesting is not proper (see the file comment).
+/// The pyramid of a track's intervals, from pieces of it in time order (a track held
+/// whole is one piece; track_tiler.h), in two passes: count() each piece (sorted by
+/// (start, seq), with final depths), then levels(), then build() each piece again, then
+/// finish(). The first pass walks the call paths (into `paths`) and counts what each level
+/// would hold, to find the first level stored before building any; the second builds the
+/// levels window by window (interval_windows.h) and hands them to the sink. Memory holds
+/// one piece's walk, one window's buckets, and per level the last bucket of each path.
+/// No levels when nesting is not proper (see the file comment), or for fewer than
+/// options.minEvents intervals in all (`events`: the track's count, when known ahead).
+class IntervalFlameSummarizer
+{
+public:
+    IntervalFlameSummarizer(const model::LodGrid& grid, const FlameSummaryOptions& options,
+        model::StackTable& paths, std::int64_t events);
+    ~IntervalFlameSummarizer();
+    IntervalFlameSummarizer(const IntervalFlameSummarizer&) = delete;
+    IntervalFlameSummarizer& operator=(const IntervalFlameSummarizer&) = delete;
+
+    void count(std::span<const model::Interval> piece);
+    /// The levels stored (none: build() and finish() do nothing).
+    FlameStoredLevels levels();
+    /// The windows of `range`: of the piece's intervals, and of those carried into them
+    /// from the piece before.
+    void build(
+        std::span<const model::Interval> piece, WindowRange range, const FlameBucketSink& sink);
+    /// The levels above the grid's coarsest, built from it.
+    void finish(const FlameBucketSink& sink);
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state;
+};
+
+/// IntervalFlameSummarizer of one piece: the whole track, sorted by (start, seq), with
+/// its final depths.
 FlameStoredLevels summarizeFlameIntervals(const model::LodGrid& grid,
     std::span<const model::Interval> sortedIntervals, const FlameSummaryOptions& options,
     model::StackTable& paths, const FlameBucketSink& sink);

@@ -158,7 +158,7 @@ public:
         , m_sink(sink)
     {}
 
-    void summarize(std::span<const model::Interval> sorted, const IntervalWindows& window)
+    void summarize(const IntervalWindows& window)
     {
         for (int level = m_from; level <= m_grid.levels; ++level) {
             const TimeNs w = m_grid.bucketNs(level);
@@ -180,7 +180,7 @@ public:
             const int lowestBand = level == m_from ? 0 : level - 1;
             for (const IntervalWindows::Member& m : window.members()) {
                 if (m.band >= lowestBand && m.band < level)
-                    addInterval(m_parts, sorted[m.index], w, window.firstBucket(level),
+                    addInterval(m_parts, window.at(m.index), w, window.firstBucket(level),
                         window.endBucket(level));
             }
             m_level.bucketNs = w;
@@ -205,8 +205,13 @@ private:
 
 } // namespace
 
-std::vector<std::int64_t> countIntervalCells(
-    const model::LodGrid& grid, std::span<const model::Interval> sortedIntervals)
+IntervalCellCounter::IntervalCellCounter(const model::LodGrid& grid)
+    : m_grid(grid)
+    , m_cells(static_cast<std::size_t>(grid.levels), 0)
+    , m_lastCounted(static_cast<std::size_t>(grid.levels))
+{}
+
+void IntervalCellCounter::add(std::span<const model::Interval> sortedIntervals)
 {
     // Per level and depth, the last bucket counted. Intervals of one depth come in start
     // order, so the buckets counted at or after a new interval's first bucket run without
@@ -217,14 +222,12 @@ std::vector<std::int64_t> countIntervalCells(
     // a level's last bucket is at least the finer level's divided by the factor, since
     // the coarser level counts every interval the finer one does (and the longer ones)
     // and floor(floor(t / w) / F) = floor(t / (w F)).
-    std::vector<std::int64_t> cells(grid.levels, 0);
-    std::vector<std::vector<std::int64_t>> lastCounted(grid.levels);
     for (const model::Interval& e : sortedIntervals) {
-        for (int level = grid.bandOf(e.durationNs()) + 1; level <= grid.levels; ++level) {
-            std::vector<std::int64_t>& last = lastCounted[level - 1];
+        for (int level = m_grid.bandOf(e.durationNs()) + 1; level <= m_grid.levels; ++level) {
+            std::vector<std::int64_t>& last = m_lastCounted[level - 1];
             if (last.size() <= e.depth)
                 last.resize(e.depth + std::size_t(1), std::numeric_limits<std::int64_t>::min());
-            const TimeNs w = grid.bucketNs(level);
+            const TimeNs w = m_grid.bucketNs(level);
             const std::int64_t first = model::floorDiv(e.startNs, w);
             const std::int64_t end = e.endNs > e.startNs ? model::floorDiv(e.endNs - 1, w) : first;
             if (end <= last[e.depth])
@@ -232,21 +235,35 @@ std::vector<std::int64_t> countIntervalCells(
             const std::int64_t from = last[e.depth] == std::numeric_limits<std::int64_t>::min()
                 ? first
                 : std::max(first, last[e.depth] + 1);
-            cells[level - 1] += end - from + 1;
+            m_cells[level - 1] += end - from + 1;
             last[e.depth] = end;
         }
     }
-    return cells;
+}
+
+std::vector<std::int64_t> countIntervalCells(
+    const model::LodGrid& grid, std::span<const model::Interval> sortedIntervals)
+{
+    IntervalCellCounter counter(grid);
+    counter.add(sortedIntervals);
+    return counter.cells();
+}
+
+void summarizeIntervals(const model::LodGrid& grid, std::span<const model::Interval> carried,
+    std::span<const model::Interval> sortedIntervals, WindowRange range, int fromLevel,
+    const IntervalCellSink& sink)
+{
+    if (fromLevel < 1 || fromLevel > grid.levels)
+        return;
+    WindowSummarizer summarizer(grid, fromLevel, sink);
+    for (IntervalWindows windows(grid, carried, sortedIntervals, range); windows.next();)
+        summarizer.summarize(windows);
 }
 
 void summarizeIntervals(const model::LodGrid& grid,
     std::span<const model::Interval> sortedIntervals, int fromLevel, const IntervalCellSink& sink)
 {
-    if (fromLevel < 1 || fromLevel > grid.levels)
-        return;
-    WindowSummarizer summarizer(grid, fromLevel, sink);
-    for (IntervalWindows windows(grid, sortedIntervals); windows.next();)
-        summarizer.summarize(sortedIntervals, windows);
+    summarizeIntervals(grid, {}, sortedIntervals, WindowRange::all(), fromLevel, sink);
 }
 
 void appendCells(IntervalSummaryTile& to, const IntervalSummaryTile& from)

@@ -18,6 +18,7 @@
 // Instants: counts and the first instant per bucket, merged upward.
 
 #include "model/lod_grid.h"
+#include "storage/store/interval_windows.h"
 #include "storage/store/tiles.h"
 
 #include <functional>
@@ -34,9 +35,24 @@ struct CounterPiece
     double integral = 0;  ///< value x ns over [startNs, endNs)
 };
 
-/// The number of cells of each level of intervals sorted by (start, seq) (element k-1:
-/// level k), counted without building them: one pass, memory per level and depth only.
-/// A builder learns from it which levels are worth storing before computing any.
+/// The number of cells of each level of intervals sorted by (start, seq), counted without
+/// building them: one pass, memory per level and depth only. A builder learns from it
+/// which levels are worth storing before computing any. The intervals may come in pieces
+/// (add() each, in order).
+class IntervalCellCounter
+{
+public:
+    explicit IntervalCellCounter(const model::LodGrid& grid);
+    void add(std::span<const model::Interval> sortedIntervals);
+    /// Element k-1: the cells of level k.
+    const std::vector<std::int64_t>& cells() const { return m_cells; }
+
+private:
+    model::LodGrid m_grid;
+    std::vector<std::int64_t> m_cells;
+    std::vector<std::vector<std::int64_t>> m_lastCounted;  ///< per level and depth
+};
+/// IntervalCellCounter's cells of one run of intervals.
 std::vector<std::int64_t> countIntervalCells(
     const model::LodGrid& grid, std::span<const model::Interval> sortedIntervals);
 
@@ -51,6 +67,11 @@ using IntervalCellSink = std::function<void(int level, const IntervalSummaryTile
 /// < fromLevel directly (equal to what the levels below would give, see above).
 void summarizeIntervals(const model::LodGrid& grid,
     std::span<const model::Interval> sortedIntervals, int fromLevel, const IntervalCellSink& sink);
+/// The same for one piece of a track: the windows of `range`, of the intervals `carried`
+/// from the pieces before and the piece's own (interval_windows.h).
+void summarizeIntervals(const model::LodGrid& grid, std::span<const model::Interval> carried,
+    std::span<const model::Interval> sortedIntervals, WindowRange range, int fromLevel,
+    const IntervalCellSink& sink);
 /// All levels 1..grid.levels at once (element k-1: level k).
 std::vector<IntervalSummaryTile> summarizeIntervals(const model::LodGrid& grid,
                                                     std::span<const model::Interval> sortedIntervals);

@@ -159,6 +159,62 @@ void SpillFile::spill(model::TrackId track, StoreBuilder::TrackBuffer& b)
     release(b.samples);
 }
 
+void SpillFile::readSegment(const Segment& segment, StoreBuilder::TrackBuffer& into) const
+{
+    std::string packed(segment.size, '\0');
+    for (std::size_t done = 0; done < packed.size();) {
+        const ssize_t n = ::pread(m_fd, packed.data() + done, packed.size() - done,
+            static_cast<off_t>(segment.offset + done));
+        if (n <= 0)
+            throw std::runtime_error(m_path.string() + ": cannot read spill file");
+        done += static_cast<std::size_t>(n);
+    }
+    const unsigned long long size = ZSTD_getFrameContentSize(packed.data(), packed.size());
+    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN)
+        throw std::runtime_error(m_path.string() + ": corrupted spill segment");
+    std::string bytes(size, '\0');
+    if (ZSTD_isError(ZSTD_decompress(bytes.data(), bytes.size(), packed.data(), packed.size())))
+        throw std::runtime_error(m_path.string() + ": corrupted spill segment");
+    std::string().swap(packed);
+    Cursor in(bytes);
+    std::uint64_t counts[5];
+    for (auto& c : counts)
+        c = in.u64();
+    const std::size_t firstInterval = into.intervals.size();
+    in.take(into.intervals, counts[0]);
+    takeArgs(in, into.intervalArgs, firstInterval);
+    const std::size_t firstInstant = into.instants.size();
+    in.take(into.instants, counts[1]);
+    takeArgs(in, into.instantArgs, firstInstant);
+    in.take(into.counters, counts[2]);
+    in.take(into.flows, counts[3]);
+    in.take(into.samples, counts[4]);
+}
+
+void SpillFile::forEachSegment(
+    model::TrackId track, const std::function<void(StoreBuilder::TrackBuffer& segment)>& take) const
+{
+    if (track >= m_segments.size())
+        return;
+    for (const Segment& segment : m_segments[track]) {
+        StoreBuilder::TrackBuffer b;
+        readSegment(segment, b);
+        take(b);
+    }
+}
+
+std::uint64_t SpillFile::intervalBytes(model::TrackId track) const
+{
+    if (track >= m_totals.size())
+        return 0;
+    return m_totals[track].intervals * sizeof(model::Interval) + m_totals[track].intervalArgBytes;
+}
+
+std::uint64_t SpillFile::intervals(model::TrackId track) const
+{
+    return track < m_totals.size() ? m_totals[track].intervals : 0;
+}
+
 void SpillFile::reload(model::TrackId track, StoreBuilder::TrackBuffer& b) const
 {
     if (track >= m_segments.size() || m_segments[track].empty())
@@ -182,35 +238,8 @@ void SpillFile::reload(model::TrackId track, StoreBuilder::TrackBuffer& b) const
     merged.counters.reserve(t.counters + b.counters.size());
     merged.flows.reserve(t.flows + b.flows.size());
     merged.samples.reserve(t.samples + b.samples.size());
-    for (const Segment& segment : m_segments[track]) {
-        std::string packed(segment.size, '\0');
-        for (std::size_t done = 0; done < packed.size();) {
-            const ssize_t n = ::pread(m_fd, packed.data() + done, packed.size() - done,
-                                      static_cast<off_t>(segment.offset + done));
-            if (n <= 0)
-                throw std::runtime_error(m_path.string() + ": cannot read spill file");
-            done += static_cast<std::size_t>(n);
-        }
-        const unsigned long long size = ZSTD_getFrameContentSize(packed.data(), packed.size());
-        if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN)
-            throw std::runtime_error(m_path.string() + ": corrupted spill segment");
-        std::string bytes(size, '\0');
-        if (ZSTD_isError(ZSTD_decompress(bytes.data(), bytes.size(), packed.data(), packed.size())))
-            throw std::runtime_error(m_path.string() + ": corrupted spill segment");
-        Cursor in(bytes);
-        std::uint64_t counts[5];
-        for (auto& c : counts)
-            c = in.u64();
-        const std::size_t firstInterval = merged.intervals.size();
-        in.take(merged.intervals, counts[0]);
-        takeArgs(in, merged.intervalArgs, firstInterval);
-        const std::size_t firstInstant = merged.instants.size();
-        in.take(merged.instants, counts[1]);
-        takeArgs(in, merged.instantArgs, firstInstant);
-        in.take(merged.counters, counts[2]);
-        in.take(merged.flows, counts[3]);
-        in.take(merged.samples, counts[4]);
-    }
+    for (const Segment& segment : m_segments[track])
+        readSegment(segment, merged);
     // Then what arrived after the last spill.
     const std::size_t firstInterval = merged.intervals.size();
     merged.intervals.insert(merged.intervals.end(), b.intervals.begin(), b.intervals.end());

@@ -16,6 +16,7 @@
 #include "storage/store/track_buffer.h"
 
 #include <filesystem>
+#include <functional>
 #include <vector>
 
 namespace strata::storage {
@@ -33,6 +34,14 @@ public:
     /// Prepends the track's spilled segments, in order, to `buffer` (which holds what
     /// arrived after the last spill). Thread-safe for distinct tracks.
     void reload(model::TrackId track, StoreBuilder::TrackBuffer& buffer) const;
+    /// Gives `take` the track's spilled segments one at a time, in order (what arrived
+    /// after the last spill is not in them): a track too long to reload whole.
+    void forEachSegment(model::TrackId track,
+        const std::function<void(StoreBuilder::TrackBuffer& segment)>& take) const;
+    /// What the track's spilled intervals take in memory (their structs and args).
+    std::uint64_t intervalBytes(model::TrackId track) const;
+    std::uint64_t intervals(model::TrackId track) const;
+    const std::filesystem::path& path() const { return m_path; }
     bool empty() const { return m_segments.empty(); }
     std::uint64_t bytes() const { return m_size; }
 
@@ -56,6 +65,9 @@ private:
         std::size_t instantArgEnds = 0;
         std::size_t instantArgBytes = 0;
     };
+    /// Appends a segment's events to `into`.
+    void readSegment(const Segment& segment, StoreBuilder::TrackBuffer& into) const;
+
     std::filesystem::path m_path;
     int m_fd = -1;
     std::uint64_t m_size = 0;

@@ -1,7 +1,6 @@
 #include "storage/store/store_builder.h"
 
 #include "storage/store/builder_tag.h"
-
 #include "storage/store/input_error.h"
 #include "storage/store/run_builder.h"
 #include "storage/store/spill_file.h"
@@ -10,6 +9,7 @@
 #include "storage/store/store_tables.h"
 #include "storage/store/tile_codec.h"
 #include "storage/store/track_buffer.h"
+#include "storage/store/track_pieces.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -153,7 +153,8 @@ public:
     TrackPipeline(std::vector<std::unique_ptr<StoreBuilder::TrackBuffer>>& tracks,
         const SpillFile* spill, const std::vector<model::StringId>& renamed,
         const model::LodGrid& grid, int zstdLevel, int threads, FlameSummaryOptions flame,
-        std::filesystem::path spoolFolder, std::size_t spoolMemoryBytes, std::size_t heldBudget)
+        std::filesystem::path spoolFolder, std::size_t spoolMemoryBytes, std::size_t heldBudget,
+        std::size_t pieceBytes)
         : m_tracks(tracks)
         , m_spill(spill)
         , m_renamed(renamed)
@@ -165,6 +166,7 @@ public:
         , m_results(tracks.size())
         , m_lookahead(static_cast<std::size_t>(2 * std::max(1, threads)))
         , m_heldBudget(heldBudget)
+        , m_pieceBytes(pieceBytes)
     {
         for (int i = 0; i < std::max(1, threads); ++i)
             m_workers.emplace_back([this] { work(); });
@@ -226,11 +228,22 @@ private:
             }
             Result r;
             try {
-                if (m_spill)
-                    m_spill->reload(static_cast<model::TrackId>(index), *m_tracks[index]);
-                rename(*m_tracks[index], m_renamed, m_tracks.size());
-                r.tiles = tileTrack(*m_tracks[index], m_grid, m_zstdLevel, m_flame,
-                    PayloadSpool(m_spoolFolder, m_spoolMemoryBytes));
+                const auto track = static_cast<model::TrackId>(index);
+                PayloadSpool spool(m_spoolFolder, m_spoolMemoryBytes);
+                if (m_spill && tiledInPieces(m_spill->intervalBytes(track), m_pieceBytes)) {
+                    r.tiles = tileTrackInPieces(
+                        *m_spill, track, *m_tracks[index],
+                        [this](StoreBuilder::TrackBuffer& b) {
+                            rename(b, m_renamed, m_tracks.size());
+                        },
+                        m_grid, m_zstdLevel, m_flame, std::move(spool), m_pieceBytes);
+                } else {
+                    if (m_spill)
+                        m_spill->reload(track, *m_tracks[index]);
+                    rename(*m_tracks[index], m_renamed, m_tracks.size());
+                    r.tiles =
+                        tileTrack(*m_tracks[index], m_grid, m_zstdLevel, m_flame, std::move(spool));
+                }
             } catch (...) {
                 r.error = std::current_exception();
             }
@@ -258,6 +271,7 @@ private:
     std::vector<std::optional<Result>> m_results;
     const std::size_t m_lookahead;
     const std::size_t m_heldBudget;
+    const std::size_t m_pieceBytes;
     std::size_t m_heldBytes = 0;  ///< of the results waiting for the consumer
     std::mutex m_mutex;
     std::condition_variable m_cv;
@@ -543,7 +557,8 @@ void StoreBuilder::finish()
             TrackPipeline pipeline(m_tracks, m_spill.get(), renamed, grid, m_options.zstdLevel,
                 m_options.threads, m_options.flame,
                 m_target.parent_path().empty() ? "." : m_target.parent_path(),
-                m_options.spoolMemoryBytes, m_options.memoryBudgetBytes / 4);
+                m_options.spoolMemoryBytes, m_options.memoryBudgetBytes / 4,
+                m_options.pieceBytes > 0 ? m_options.pieceBytes : m_options.memoryBudgetBytes / 8);
             std::string spooled;  // a payload read back from a track's spool
             for (std::size_t track = 0; track < m_tracks.size(); ++track) {
                 const TrackTiles out = pipeline.take(track);

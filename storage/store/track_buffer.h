@@ -111,10 +111,22 @@ struct TrackTiles
 /// Exact tiles hold at most this many events.
 inline constexpr std::size_t kEventsPerTile = 512;
 
+/// Summary tiles hold at most this many cells, each tile spanning its first to its last
+/// bucket. A count rather than a fixed time span: sparse levels (a sampled call stack
+/// every few ms at a 256 ns grid) would otherwise give one tile per cell.
+inline constexpr std::size_t kCellsPerSummaryTile = model::LodGrid::kBucketsPerTile;
+
 /// Sorts, assigns automatic depths, and cuts one track into exact and summary tiles and
 /// its flame pyramid (of its samples, or of its intervals when it has no samples).
 /// Consumes the buffer (its memory is released). The encoded payloads go to `payloads`.
 TrackTiles tileTrack(StoreBuilder::TrackBuffer& buffer, const model::LodGrid& grid, int zstdLevel,
     const FlameSummaryOptions& flame = {}, PayloadSpool payloads = PayloadSpool());
+
+/// The parts of tileTrack(), for a track tiled in pieces (track_pieces.h): widens
+/// `stats`' span (`any`: whether it holds one yet) to the events of `buffer`; tiles the
+/// events of `buffer` other than intervals into `out`, after the intervals' tiles.
+void widenTrackSpan(const StoreBuilder::TrackBuffer& buffer, TrackStats& stats, bool& any);
+void tileBesideIntervals(StoreBuilder::TrackBuffer& buffer, const model::LodGrid& grid,
+    int zstdLevel, const FlameSummaryOptions& flame, TrackTiles& out);
 
 } // namespace strata::storage

@@ -14,15 +14,26 @@
 using namespace strata;
 using model::TimeNs;
 
+namespace {
+
+/// The intervals of one random thread, sorted by start.
+std::vector<model::Interval> randomThread(std::uint64_t seed)
+{
+    storage::MemoryTrace trace;
+    test::makeRandomTrace({ .seed = seed, .threads = 1, .intervalsPerThread = 30000 }, trace);
+    auto events = trace.track(2).intervals;
+    std::stable_sort(events.begin(), events.end(),
+        [](const model::Interval& a, const model::Interval& b) { return a.startNs < b.startNs; });
+    return events;
+}
+
+}  // namespace
+
 TEST_CASE("an interval pyramid starts at the first level worth storing and equals the one built "
           "from level 1",
     "[flame][pyramid]") {
-    storage::MemoryTrace trace;
-    test::makeRandomTrace({ .seed = 21, .threads = 1, .intervalsPerThread = 30000 }, trace);
-    auto events = trace.track(2).intervals;
+    const std::vector<model::Interval> events = randomThread(21);
     REQUIRE(events.size() > 10000);
-    std::stable_sort(events.begin(), events.end(),
-        [](const model::Interval& a, const model::Interval& b) { return a.startNs < b.startNs; });
     const model::LodGrid grid = model::LodGrid::forSpan(50'000'000);
 
     storage::FlameSummaryOptions every;
@@ -71,5 +82,61 @@ TEST_CASE("an interval pyramid starts at the first level worth storing and equal
             pyramid.levels[static_cast<std::size_t>(level.level - first)];
         REQUIRE(got.level == level.level);
         CHECK(got.buckets == level.buckets);
+    }
+}
+
+TEST_CASE("an interval pyramid built from pieces of whole windows equals the one of the track "
+          "held whole",
+    "[flame][pyramid][pieces]") {
+    const std::vector<model::Interval> events = randomThread(23);
+    const model::LodGrid grid = model::LodGrid::forSpan(50'000'000);
+    storage::FlameSummaryOptions options;
+    options.minEvents = 0;
+    const storage::FlamePyramid whole = storage::summarizeFlameIntervals(grid, events, options);
+    REQUIRE(whole.levels.size() > 2);
+
+    using Buckets = std::map<std::pair<int, std::int64_t>, storage::FlameBucket>;
+    Buckets expected;
+    for (const storage::FlameLevel& level : whole.levels) {
+        for (const storage::FlameBucket& b : level.buckets)
+            expected[{ level.level, b.bucket }] = b;
+    }
+    const TimeNs windowNs = grid.bucketNs(grid.levels);
+    for (const std::int64_t windowsPerPiece : { 1, 3, 17 }) {
+        // Pieces: the intervals starting in windowsPerPiece windows each.
+        std::vector<std::pair<std::int64_t, std::vector<model::Interval>>> pieces;
+        for (const model::Interval& e : events) {
+            const std::int64_t first =
+                model::floorDiv(e.startNs, windowNs) / windowsPerPiece * windowsPerPiece;
+            if (pieces.empty() || pieces.back().first != first)
+                pieces.push_back({ first, {} });
+            pieces.back().second.push_back(e);
+        }
+        REQUIRE(pieces.size() > 1);
+        model::StackTable paths;
+        storage::IntervalFlameSummarizer summarizer(
+            grid, options, paths, static_cast<std::int64_t>(events.size()));
+        for (const auto& [first, piece] : pieces)
+            summarizer.count(piece);
+        const storage::FlameStoredLevels levels = summarizer.levels();
+        CHECK(levels.finest == whole.levels.front().level);
+        CHECK(levels.coarsest == whole.levels.back().level);
+        Buckets got;
+        std::size_t duplicates = 0;
+        const storage::FlameBucketSink sink =
+            [&](int level, const std::vector<storage::FlameBucket>& buckets) {
+                for (const storage::FlameBucket& b : buckets)
+                    duplicates += !got.emplace(std::pair { level, b.bucket }, b).second;
+            };
+        for (std::size_t p = 0; p < pieces.size(); ++p) {
+            const std::int64_t end =
+                p + 1 < pieces.size() ? pieces[p + 1].first : storage::WindowRange::all().end;
+            summarizer.build(pieces[p].second, { pieces[p].first, end }, sink);
+        }
+        summarizer.finish(sink);
+        INFO(windowsPerPiece << " windows a piece");
+        CHECK(duplicates == 0);
+        CHECK(paths.size() == whole.paths.size());
+        CHECK(got == expected);
     }
 }

@@ -1,7 +1,7 @@
 // What a store holds does not change when the builder changes how it gets there: the
 // contents of stores built from fixed inputs are pinned to digests taken before the
 // builder's memory rework (issue 16), on every path the builder has (in memory, spilled,
-// one worker or two, a run of shards).
+// one worker or two, long tracks tiled in pieces, a run of shards).
 //
 // The digest covers every row of every table (tile payloads included) in a canonical
 // order, but not the SQLite file's own bytes (the library's version is in its header)
@@ -102,14 +102,27 @@ TEST_CASE("stores of fixed inputs keep the contents they had before the memory r
         storage::StoreBuildOptions options;
         options.threads = 1;
         options.memoryBudgetBytes = 1 << 20;
+        options.pieceBytes = std::size_t(1) << 30;  // every track held whole
         options.spoolMemoryBytes = 0;
         CHECK(synthStoreDigest(dir, "b.strata", options) == kSynth);
+    }
+    SECTION("synthetic run, spilled, every track tiled in pieces of a few windows") {
+        storage::StoreBuildOptions options;
+        options.memoryBudgetBytes = 1 << 20;
+        options.pieceBytes = 16 << 10;
+        CHECK(synthStoreDigest(dir, "p.strata", options) == kSynth);
     }
     SECTION("random trace: instants, zero-length intervals, stack samples, args") {
         storage::MemoryTrace trace;
         test::makeRandomTrace({ .seed = 11, .threads = 3, .intervalsPerThread = 20000 }, trace);
         storage::StoreBuildOptions options;
         options.memoryBudgetBytes = 256 << 10;
+        SECTION("held whole") {
+            options.pieceBytes = std::size_t(1) << 30;
+        }
+        SECTION("in pieces") {
+            options.pieceBytes = 8 << 10;
+        }
         storage::StoreBuilder builder(dir / "c.strata", options);
         trace.replayInto(builder);
         builder.finish();
