@@ -364,47 +364,75 @@ int maxFlameLevel(const model::LodGrid& grid)
     return level;
 }
 
-/// Counts, interval after interval, what each level of an interval pyramid would hold
-/// (buckets, entries, and the parts that go into them), to find the first level worth
-/// storing (buildLevels' rule) before building any. Per level, it tracks the last bucket
-/// counted overall and per path: intervals come in start order and an interval's parts
-/// (its path's and its parent's) share its buckets, so the buckets counted at or after
-/// an interval's first one run without a gap up to the last counted, and only those past
-/// it are new. An interval that adds nothing at a level adds nothing at the coarser ones
-/// either (each counts every interval the finer one does, so its last buckets are at
-/// least the finer ones' divided by the factor): the walk up the levels stops there.
+/// Counts what each level of an interval pyramid would hold (buckets, entries, and the
+/// parts that go into them), piece after piece of a track, to find the first level worth
+/// storing (buildLevels' rule) before building any. Per level, one pass over a piece
+/// that tracks the last bucket counted overall and per path: intervals come in start
+/// order and an interval's parts (its path's and its parent's) share its buckets, so the
+/// buckets counted at or after an interval's first one run without a gap up to the last
+/// counted, and only those past it are new. A level is given up once over the rule
+/// whatever comes; with the last piece counted, the first level worth storing ends the
+/// count (a track held whole is counted up to there only).
 class FlameLevelCounter
 {
 public:
-    FlameLevelCounter(const model::LodGrid& grid, const FlameSummaryOptions& options)
+    /// `events`: the track's intervals in all.
+    FlameLevelCounter(
+        const model::LodGrid& grid, const FlameSummaryOptions& options, std::int64_t events)
         : m_grid(grid)
         , m_options(options)
+        , m_unseen(events)
         , m_joining(static_cast<std::size_t>(grid.levels) + 1, 0)
         , m_levels(static_cast<std::size_t>(maxFlameLevel(grid)))
     {}
 
     void add(std::span<const model::Interval> sorted, std::span<const Walked> walked)
     {
+        // The parts each band adds, at the level it joins (band b at level b + 1).
+        std::vector<std::uint8_t> bands(sorted.size());  // asked at every level below
         for (std::size_t i = 0; i < sorted.size(); ++i) {
             const model::Interval& iv = sorted[i];
             const int band = m_grid.bandOf(iv.durationNs());
+            bands[i] = static_cast<std::uint8_t>(band);
             if (band >= m_grid.levels)
                 continue;
             const bool parent = walked[i].parent != 0 && iv.endNs > iv.startNs;
-            const std::int64_t joins =
-                buckets(iv, band + 1).second - buckets(iv, band + 1).first + 1;
-            m_joining[static_cast<std::size_t>(band)] += parent ? 2 * joins : joins;
-            for (int level = band + 1; level <= static_cast<int>(m_levels.size()); ++level) {
-                Level& l = m_levels[static_cast<std::size_t>(level - 1)];
-                const auto [first, end] = buckets(iv, level);
-                std::int64_t added = count(l.lastBucket, first, end);
-                l.buckets += added;
-                const std::int64_t entries = count(lastOf(l, walked[i].path), first, end)
-                    + (parent ? count(lastOf(l, walked[i].parent), first, end) : 0);
-                l.entries += entries;
-                if (added + entries == 0)
-                    break;
+            const auto [from, to] = buckets(iv, band + 1);
+            m_joining[static_cast<std::size_t>(band)] += (parent ? 2 : 1) * (to - from + 1);
+        }
+        m_unseen -= static_cast<std::int64_t>(sorted.size());
+        const bool last = m_unseen <= 0;  // the raw parts are final
+        std::int64_t raw = 0;
+        for (int level = 1; level <= static_cast<int>(m_levels.size()); ++level) {
+            if (level <= m_grid.levels)
+                raw += m_joining[static_cast<std::size_t>(level - 1)];
+            // What the level's parts come to at most, with the intervals still to come: an
+            // interval adds at most 4 (2 buckets, its path and its parent's). A level over
+            // the rule for that many never gets under it, and is no longer counted: the
+            // finest levels, after a fraction of the intervals (as many parts as entries).
+            const std::int64_t most = raw + 4 * std::max<std::int64_t>(m_unseen, 0);
+            Level& l = m_levels[static_cast<std::size_t>(level - 1)];
+            // The counts only grow: checked every kStride intervals.
+            constexpr std::size_t kStride = 512;
+            for (std::size_t from = 0; from < sorted.size() && !l.hopeless; from += kStride) {
+                const std::size_t to = std::min(sorted.size(), from + kStride);
+                for (std::size_t i = from; i < to; ++i) {
+                    const model::Interval& iv = sorted[i];
+                    if (bands[i] >= std::min(level, m_grid.levels))
+                        continue;
+                    const auto [first, end] = buckets(iv, level);
+                    l.buckets += count(l.lastBucket, first, end);
+                    l.entries += count(lastOf(l, walked[i].path), first, end);
+                    if (walked[i].parent != 0 && iv.endNs > iv.startNs)
+                        l.entries += count(lastOf(l, walked[i].parent), first, end);
+                }
+                l.hopeless = l.buckets * m_options.minEventsPerBucket > most
+                    || l.entries * m_options.minCompression > most;
             }
+            // With every interval counted, the first level worth storing ends the count:
+            // the levels above it are not asked for.
+            if (last && worthStoring(l, raw))
+                break;
         }
     }
 
@@ -415,13 +443,7 @@ public:
         for (int level = 1; level <= top && level <= static_cast<int>(m_levels.size()); ++level) {
             if (level <= m_grid.levels)
                 raw += m_joining[static_cast<std::size_t>(level - 1)];
-            // A level stored has a bucket, so an entry: with fewer parts than the rule asks
-            // of one, it cannot be stored (the finest levels, of the shortest intervals).
-            if (raw < m_options.minEventsPerBucket || raw < m_options.minCompression)
-                continue;
-            const Level& l = m_levels[static_cast<std::size_t>(level - 1)];
-            if (l.buckets > 0 && l.entries * m_options.minCompression <= raw
-                && l.buckets * m_options.minEventsPerBucket <= raw)
+            if (worthStoring(m_levels[static_cast<std::size_t>(level - 1)], raw))
                 return level;
         }
         return 0;
@@ -435,7 +457,19 @@ private:
         std::int64_t buckets = 0;
         std::int64_t entries = 0;
         std::vector<std::int64_t> lastOfPath;
+        bool hopeless = false;  ///< over the rule whatever comes: no longer counted
     };
+
+    /// buildLevels' rule, for a level of `raw` parts.
+    bool worthStoring(const Level& l, std::int64_t raw) const
+    {
+        // A level stored has a bucket, so an entry: with fewer parts than the rule asks
+        // of one, it cannot be stored (the finest levels, of the shortest intervals).
+        if (raw < m_options.minEventsPerBucket || raw < m_options.minCompression)
+            return false;
+        return !l.hopeless && l.buckets > 0 && l.entries * m_options.minCompression <= raw
+            && l.buckets * m_options.minEventsPerBucket <= raw;
+    }
 
     /// The first and last buckets of `level` that `iv` touches (a zero-length interval:
     /// the one holding its start).
@@ -462,6 +496,7 @@ private:
 
     const model::LodGrid& m_grid;
     const FlameSummaryOptions m_options;
+    std::int64_t m_unseen;  ///< intervals not yet counted
     std::vector<std::int64_t> m_joining;  ///< parts each band adds, at the level it joins
     std::vector<Level> m_levels;
 };
@@ -598,7 +633,7 @@ struct IntervalFlameSummarizer::State
         , ids(paths)
         , counting(ids)
         , building(ids)
-        , counter(g, o)
+        , counter(g, o, total)
     {}
 
     const model::LodGrid grid;
