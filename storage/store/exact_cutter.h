@@ -45,11 +45,16 @@ public:
             flush();
     }
 
+    /// The encoded bytes of the tiles so far.
+    std::uint64_t bytes() const { return m_bytes; }
+
 private:
     void flush()
     {
-        m_rows.push_back({ { m_kind, m_level, m_idx++, m_t0, m_maxEnd, m_n },
-            m_spool.add(encodeTile(m_tile, m_zstdLevel)) });
+        const std::string payload = encodeTile(m_tile, m_zstdLevel);
+        m_bytes += payload.size();
+        m_rows.push_back(
+            { { m_kind, m_level, m_idx++, m_t0, m_maxEnd, m_n }, m_spool.add(payload) });
         clear(m_tile);
         m_n = 0;
     }
@@ -85,6 +90,7 @@ private:
     std::int64_t m_n = 0;
     model::TimeNs m_t0 = 0;
     model::TimeNs m_maxEnd = 0;
+    std::uint64_t m_bytes = 0;
 };
 
 /// Cuts `rows` (in time order; any range) into tiles of `kind` at `level`, into `out`.

@@ -645,7 +645,6 @@ struct IntervalFlameSummarizer::State
     FlameLevelCounter counter;
     bool proper = true;
     std::int64_t events = 0;
-    std::int64_t pieces = 0;
     TimeNs firstNs = 0;
     TimeNs lastNs = 0;
     std::vector<Walked> walked;  ///< of the last piece counted: a lone piece is not walked again
@@ -672,7 +671,6 @@ void IntervalFlameSummarizer::count(std::span<const model::Interval> piece)
     for (const model::Interval& iv : piece)
         s.lastNs = std::max(s.lastNs, iv.endNs);
     s.events += static_cast<std::int64_t>(piece.size());
-    ++s.pieces;
     s.walked.clear();
     if (!s.counting.walk(piece, s.walked)) {
         s.proper = false;
@@ -700,19 +698,22 @@ void IntervalFlameSummarizer::build(
     std::span<const model::Interval> piece, WindowRange range, const FlameBucketSink& sink)
 {
     State& s = *m_state;
-    if (!s.builder || piece.empty())
+    if (!s.builder)
         return;
+    const bool whole =
+        range.first == WindowRange::all().first && range.end == WindowRange::all().end;
     std::vector<Walked> walked;
-    if (s.pieces == 1) {
+    if (whole) {
         walked.swap(s.walked);  // the walk of the count, of this same piece
     } else {
+        std::vector<Walked>().swap(s.walked);
         walked = s.carriedWalk;
         if (!s.building.walk(piece, walked))
             throw std::logic_error("IntervalFlameSummarizer: the pieces changed between passes");
     }
     IntervalWindows windows(s.grid, s.carried, piece, range);
     s.builder->add(windows, walked, sink);
-    if (s.pieces == 1)
+    if (whole)
         return;
     std::vector<model::Interval> carried;
     std::vector<Walked> carriedWalk;

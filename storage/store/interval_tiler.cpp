@@ -249,6 +249,8 @@ void IntervalTiler::cut(std::vector<model::Interval>& piece, const ArgsColumn& a
 void IntervalTiler::decideLevels()
 {
     State& s = *m_state;
+    if (s.events == 0)
+        return;  // a track of no intervals keeps the stats it has
     // Levels below the finest worth storing are never built.
     const std::vector<std::int64_t>& cells = s.cells.cells();
     std::vector<std::int64_t> shortEvents(
@@ -266,6 +268,8 @@ void IntervalTiler::decideLevels()
 void IntervalTiler::summarize(std::vector<model::Interval>& piece, WindowRange range, bool sorted)
 {
     State& s = *m_state;
+    if (s.events == 0)
+        return;
     if (!sorted) {
         sortByStart(piece);
         assignDepths(piece, s.openEndsAgain);
@@ -288,6 +292,8 @@ void IntervalTiler::summarize(std::vector<model::Interval>& piece, WindowRange r
 void IntervalTiler::finish()
 {
     State& s = *m_state;
+    if (s.events == 0)
+        return;
     for (ExactCutter<IntervalTile>& cutter : s.cutters)
         cutter.finish();
     for (std::size_t band = 0; band < s.bands.size(); ++band) {

@@ -347,55 +347,71 @@ CounterPiece pieceOf(const model::CounterSample& s)
     return p;
 }
 
-/// One level from pieces that each lie inside one bucket of it, in time order (`piece(i)`
-/// gives piece i of `count`).
+/// One level of pieces in a vector.
 template<typename Piece>
 std::vector<CounterPiece> counterLevel(std::size_t count, Piece piece, TimeNs bucketNs)
 {
     std::vector<CounterPiece> out;
-    bool any = false;
-    double previousLast = 0;  // the value of the previous piece, from its end on
-    TimeNs previousEndNs = 0;
-    for (std::size_t i = 0; i < count; ++i) {
-        const CounterPiece& q = piece(i);
-        const std::int64_t bucket = model::floorDiv(q.startNs, bucketNs);
-        if (out.empty() || out.back().cell.bucket != bucket) {
-            if (!out.empty()) {
-                // The value of the last piece holds to the end of its bucket.
-                CounterPiece& done = out.back();
-                addConstant(done, previousLast, previousEndNs, (done.cell.bucket + 1) * bucketNs);
-                done.endNs = (done.cell.bucket + 1) * bucketNs;
-                finishPiece(done);
-            }
-            CounterPiece& fresh = out.emplace_back();
-            fresh.cell.bucket = bucket;
-            fresh.cell.min = q.cell.min;
-            fresh.cell.max = q.cell.max;
-            fresh.startNs = any ? bucket * bucketNs : q.startNs;
-            fresh.endNs = fresh.startNs;
-            if (any)
-                addConstant(fresh, previousLast, bucket * bucketNs, q.startNs);
-        } else {
-            addConstant(out.back(), previousLast, previousEndNs, q.startNs);
-        }
-        CounterPiece& cur = out.back();
-        cur.cell.count += q.cell.count;
-        cur.cell.min = std::min(cur.cell.min, q.cell.min);
-        cur.cell.max = std::max(cur.cell.max, q.cell.max);
-        cur.integral += q.integral;
-        cur.cell.weightNs += q.cell.weightNs;
-        cur.cell.last = q.cell.last;
-        cur.endNs = q.endNs;
-        any = true;
-        previousLast = q.cell.last;
-        previousEndNs = q.endNs;
-    }
-    if (!out.empty())
-        finishPiece(out.back());  // the track's last value holds for no time
+    CounterLevelReducer level(bucketNs);
+    for (std::size_t i = 0; i < count; ++i)
+        level.add(piece(i), out);
+    level.finish(out);
     return out;
 }
 
 } // namespace
+
+CounterPiece counterPieceOf(const model::CounterSample& s)
+{
+    return pieceOf(s);
+}
+
+void CounterLevelReducer::add(const CounterPiece& q, std::vector<CounterPiece>& done)
+{
+    const std::int64_t bucket = model::floorDiv(q.startNs, m_bucketNs);
+    if (!m_open || m_current.cell.bucket != bucket) {
+        if (m_open) {
+            // The value of the last piece holds to the end of its bucket.
+            CounterPiece& last = m_current;
+            addConstant(last, m_previousLast, m_previousEndNs, (last.cell.bucket + 1) * m_bucketNs);
+            last.endNs = (last.cell.bucket + 1) * m_bucketNs;
+            finishPiece(last);
+            done.push_back(last);
+        }
+        CounterPiece fresh;
+        fresh.cell.bucket = bucket;
+        fresh.cell.min = q.cell.min;
+        fresh.cell.max = q.cell.max;
+        fresh.startNs = m_any ? bucket * m_bucketNs : q.startNs;
+        fresh.endNs = fresh.startNs;
+        if (m_any)
+            addConstant(fresh, m_previousLast, bucket * m_bucketNs, q.startNs);
+        m_current = fresh;
+        m_open = true;
+    } else {
+        addConstant(m_current, m_previousLast, m_previousEndNs, q.startNs);
+    }
+    CounterPiece& cur = m_current;
+    cur.cell.count += q.cell.count;
+    cur.cell.min = std::min(cur.cell.min, q.cell.min);
+    cur.cell.max = std::max(cur.cell.max, q.cell.max);
+    cur.integral += q.integral;
+    cur.cell.weightNs += q.cell.weightNs;
+    cur.cell.last = q.cell.last;
+    cur.endNs = q.endNs;
+    m_any = true;
+    m_previousLast = q.cell.last;
+    m_previousEndNs = q.endNs;
+}
+
+void CounterLevelReducer::finish(std::vector<CounterPiece>& done)
+{
+    if (!m_open)
+        return;
+    finishPiece(m_current);  // the track's last value holds for no time
+    done.push_back(m_current);
+    m_open = false;
+}
 
 std::vector<CounterPiece> counterLevelOne(
     const model::LodGrid& grid, std::span<const model::CounterSample> sortedSamples)
@@ -426,24 +442,33 @@ std::vector<std::vector<CounterPiece>> summarizeCounters(
     return levels;
 }
 
-namespace {
-
-void addInstants(std::vector<InstantCell>& out, std::int64_t bucket, std::uint32_t count,
-    TimeNs firstNs, model::StringId name)
+void InstantLevelReducer::add(std::int64_t bucket, std::uint32_t count, TimeNs firstNs,
+    model::StringId name, std::vector<InstantCell>& done)
 {
-    if (out.empty() || out.back().bucket != bucket)
-        out.push_back({ bucket, 0, firstNs, name });
-    out.back().count += count;
+    if (!m_open || m_current.bucket != bucket) {
+        if (m_open)
+            done.push_back(m_current);
+        m_current = { bucket, 0, firstNs, name };
+        m_open = true;
+    }
+    m_current.count += count;
 }
 
-}  // namespace
+void InstantLevelReducer::finish(std::vector<InstantCell>& done)
+{
+    if (m_open)
+        done.push_back(m_current);
+    m_open = false;
+}
 
 std::vector<InstantCell> instantLevelOne(
     const model::LodGrid& grid, std::span<const model::Instant> sortedInstants)
 {
     std::vector<InstantCell> out;
+    InstantLevelReducer level;
     for (const model::Instant& i : sortedInstants)
-        addInstants(out, grid.bucketOf(i.timeNs, 1), 1, i.timeNs, i.name);
+        level.add(grid.bucketOf(i.timeNs, 1), 1, i.timeNs, i.name, out);
+    level.finish(out);
     return out;
 }
 
@@ -451,8 +476,10 @@ std::vector<InstantCell> coarserInstantLevel(
     const model::LodGrid& grid, std::span<const InstantCell> finer)
 {
     std::vector<InstantCell> out;
+    InstantLevelReducer level;
     for (const InstantCell& c : finer)
-        addInstants(out, c.bucket >> grid.factorLog2, c.count, c.firstNs, c.firstName);
+        level.add(c.bucket >> grid.factorLog2, c.count, c.firstNs, c.firstName, out);
+    level.finish(out);
     return out;
 }
 

@@ -78,6 +78,30 @@ std::vector<IntervalSummaryTile> summarizeIntervals(const model::LodGrid& grid,
 /// Appends the cells of `from` (and their entries) to `to`.
 void appendCells(IntervalSummaryTile& to, const IntervalSummaryTile& from);
 
+/// One counter level built as its pieces come, in time order (each inside one bucket of
+/// the level: samples, or the level below's pieces): a bucket's piece is done when the
+/// next bucket's first piece comes, the last one at finish(). Done pieces are appended to
+/// `done`. What the level functions below give, a piece at a time.
+class CounterLevelReducer
+{
+public:
+    explicit CounterLevelReducer(model::TimeNs bucketNs)
+        : m_bucketNs(bucketNs)
+    {}
+    void add(const CounterPiece& piece, std::vector<CounterPiece>& done);
+    void finish(std::vector<CounterPiece>& done);
+
+private:
+    model::TimeNs m_bucketNs;
+    bool m_open = false;
+    bool m_any = false;
+    double m_previousLast = 0;  ///< the value of the previous piece, from its end on
+    model::TimeNs m_previousEndNs = 0;
+    CounterPiece m_current;
+};
+/// A sample as the piece of the level-1 bucket it lies in.
+CounterPiece counterPieceOf(const model::CounterSample& sample);
+
 /// Level 1 of counter samples sorted by time, and level `level` from level - 1: a builder
 /// goes up level by level, holding two at a time.
 std::vector<CounterPiece> counterLevelOne(
@@ -87,6 +111,20 @@ std::vector<CounterPiece> coarserCounterLevel(
 /// Levels 1..grid.levels of counter samples sorted by time.
 std::vector<std::vector<CounterPiece>> summarizeCounters(
     const model::LodGrid& grid, std::span<const model::CounterSample> sortedSamples);
+
+/// One instant level built as its instants (or the finer level's cells) come in time
+/// order, bucket by bucket: counts and the first instant. Done cells go to `done`.
+class InstantLevelReducer
+{
+public:
+    void add(std::int64_t bucket, std::uint32_t count, model::TimeNs firstNs, model::StringId name,
+        std::vector<InstantCell>& done);
+    void finish(std::vector<InstantCell>& done);
+
+private:
+    bool m_open = false;
+    InstantCell m_current;
+};
 
 /// Level 1 of instants sorted by time, and the level above `finer`.
 std::vector<InstantCell> instantLevelOne(

@@ -203,16 +203,14 @@ void SpillFile::forEachSegment(
     }
 }
 
-std::uint64_t SpillFile::intervalBytes(model::TrackId track) const
+std::uint64_t SpillFile::eventBytes(model::TrackId track) const
 {
     if (track >= m_totals.size())
         return 0;
-    return m_totals[track].intervals * sizeof(model::Interval) + m_totals[track].intervalArgBytes;
-}
-
-std::uint64_t SpillFile::intervals(model::TrackId track) const
-{
-    return track < m_totals.size() ? m_totals[track].intervals : 0;
+    const Totals& t = m_totals[track];
+    return t.intervals * sizeof(model::Interval) + t.intervalArgBytes
+        + t.instants * sizeof(model::Instant) + t.instantArgBytes
+        + t.counters * sizeof(model::CounterSample);
 }
 
 void SpillFile::reload(model::TrackId track, StoreBuilder::TrackBuffer& b) const

@@ -38,9 +38,9 @@ public:
     /// after the last spill is not in them): a track too long to reload whole.
     void forEachSegment(model::TrackId track,
         const std::function<void(StoreBuilder::TrackBuffer& segment)>& take) const;
-    /// What the track's spilled intervals take in memory (their structs and args).
-    std::uint64_t intervalBytes(model::TrackId track) const;
-    std::uint64_t intervals(model::TrackId track) const;
+    /// What the track's spilled intervals, instants and counter samples take in memory
+    /// (their structs and args).
+    std::uint64_t eventBytes(model::TrackId track) const;
     const std::filesystem::path& path() const { return m_path; }
     bool empty() const { return m_segments.empty(); }
     std::uint64_t bytes() const { return m_size; }

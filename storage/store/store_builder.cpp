@@ -230,7 +230,7 @@ private:
             try {
                 const auto track = static_cast<model::TrackId>(index);
                 PayloadSpool spool(m_spoolFolder, m_spoolMemoryBytes);
-                if (m_spill && tiledInPieces(m_spill->intervalBytes(track), m_pieceBytes)) {
+                if (m_spill && tiledInPieces(m_spill->eventBytes(track), m_pieceBytes)) {
                     r.tiles = tileTrackInPieces(
                         *m_spill, track, *m_tracks[index],
                         [this](StoreBuilder::TrackBuffer& b) {

@@ -128,5 +128,8 @@ TrackTiles tileTrack(StoreBuilder::TrackBuffer& buffer, const model::LodGrid& gr
 void widenTrackSpan(const StoreBuilder::TrackBuffer& buffer, TrackStats& stats, bool& any);
 void tileBesideIntervals(StoreBuilder::TrackBuffer& buffer, const model::LodGrid& grid,
     int zstdLevel, const FlameSummaryOptions& flame, TrackTiles& out);
+/// Its flows and stack samples, after the instants' and counters' tiles.
+void tileFlowsAndSamples(StoreBuilder::TrackBuffer& buffer, const model::LodGrid& grid,
+    int zstdLevel, const FlameSummaryOptions& flame, TrackTiles& out);
 
 } // namespace strata::storage

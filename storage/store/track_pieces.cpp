@@ -2,6 +2,7 @@
 
 #include "storage/store/interval_tiler.h"
 #include "storage/store/interval_windows.h"
+#include "storage/store/point_tiler.h"
 #include "storage/store/spill_file.h"
 
 #include <algorithm>
@@ -19,9 +20,17 @@ void forEachPart(const SpillFile& spill, model::TrackId track, StoreBuilder::Tra
     take(held);
 }
 
-std::size_t rowBytes(const StoreBuilder::TrackBuffer& part, std::size_t i)
+/// Calls `take(timeNs, bytes)` for each interval (its start), instant and counter sample
+/// of `part`, with what it takes in memory.
+template<typename Take>
+void forEachTimedEvent(const StoreBuilder::TrackBuffer& part, Take take)
 {
-    return sizeof(model::Interval) + part.intervalArgs.at(i).size();
+    for (std::size_t i = 0; i < part.intervals.size(); ++i)
+        take(part.intervals[i].startNs, sizeof(model::Interval) + part.intervalArgs.at(i).size());
+    for (std::size_t i = 0; i < part.instants.size(); ++i)
+        take(part.instants[i].timeNs, sizeof(model::Instant) + part.instantArgs.at(i).size());
+    for (const model::CounterSample& sample : part.counters)
+        take(sample.timeNs, sizeof(model::CounterSample));
 }
 
 /// The first window of each piece: windows taken in time order, a piece closed once it
@@ -31,8 +40,9 @@ std::vector<std::int64_t> pieceStarts(const SpillFile& spill, model::TrackId tra
 {
     std::map<std::int64_t, std::uint64_t> bytesByWindow;
     forEachPart(spill, track, held, [&](StoreBuilder::TrackBuffer& part) {
-        for (std::size_t i = 0; i < part.intervals.size(); ++i)
-            bytesByWindow[windowOf(grid, part.intervals[i].startNs)] += rowBytes(part, i);
+        forEachTimedEvent(part, [&](model::TimeNs ns, std::size_t bytes) {
+            bytesByWindow[windowOf(grid, ns)] += bytes;
+        });
     });
     std::vector<std::int64_t> starts;
     std::uint64_t filled = 0;
@@ -55,39 +65,49 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
 {
     const std::vector<std::int64_t> starts = pieceStarts(spill, track, held, grid, pieceBytes);
 
-    // Cut the intervals into pieces, written to a spill file of their own (a piece a
-    // "track" of it) whenever those held pass two pieces; keep the other events.
+    // Cut the intervals, instants and counter samples into pieces, written to a spill
+    // file of their own (a piece a "track" of it) whenever those held pass two pieces;
+    // keep the flows and stack samples.
     SpillFile pieces(spill.path().string() + ".pieces." + std::to_string(track));
     std::vector<StoreBuilder::TrackBuffer> cut(starts.size());
     StoreBuilder::TrackBuffer rest;
     std::size_t cutBytes = 0;
     std::int64_t intervals = 0;
+    std::int64_t instants = 0;
+    std::int64_t counters = 0;
+    auto pieceOf = [&](model::TimeNs ns) -> StoreBuilder::TrackBuffer& {
+        const auto after = std::upper_bound(starts.begin(), starts.end(), windowOf(grid, ns));
+        return cut[static_cast<std::size_t>(after - starts.begin() - 1)];
+    };
     auto spillPieces = [&] {
         for (std::size_t p = 0; p < cut.size(); ++p) {
-            if (!cut[p].intervals.empty())
+            if (bufferedBytes(cut[p]) > 0)
                 pieces.spill(static_cast<model::TrackId>(p), cut[p]);
         }
         cutBytes = 0;
     };
     forEachPart(spill, track, held, [&](StoreBuilder::TrackBuffer& part) {
+        forEachTimedEvent(part, [&](model::TimeNs, std::size_t bytes) { cutBytes += bytes; });
         for (std::size_t i = 0; i < part.intervals.size(); ++i) {
-            const model::Interval& e = part.intervals[i];
-            const auto after =
-                std::upper_bound(starts.begin(), starts.end(), windowOf(grid, e.startNs));
-            StoreBuilder::TrackBuffer& piece =
-                cut[static_cast<std::size_t>(after - starts.begin() - 1)];
-            piece.intervals.push_back(e);
+            StoreBuilder::TrackBuffer& piece = pieceOf(part.intervals[i].startNs);
+            piece.intervals.push_back(part.intervals[i]);
             appendArgs(piece.intervalArgs, piece.intervals.size() - 1, part.intervalArgs.at(i));
-            cutBytes += rowBytes(part, i);
         }
+        for (std::size_t i = 0; i < part.instants.size(); ++i) {
+            StoreBuilder::TrackBuffer& piece = pieceOf(part.instants[i].timeNs);
+            piece.instants.push_back(part.instants[i]);
+            appendArgs(piece.instantArgs, piece.instants.size() - 1, part.instantArgs.at(i));
+        }
+        for (const model::CounterSample& sample : part.counters)
+            pieceOf(sample.timeNs).counters.push_back(sample);
         intervals += static_cast<std::int64_t>(part.intervals.size());
+        instants += static_cast<std::int64_t>(part.instants.size());
+        counters += static_cast<std::int64_t>(part.counters.size());
         release(part.intervals);
         release(part.intervalArgs);
-        for (std::size_t i = 0; i < part.instants.size(); ++i) {
-            rest.instants.push_back(part.instants[i]);
-            appendArgs(rest.instantArgs, rest.instants.size() - 1, part.instantArgs.at(i));
-        }
-        rest.counters.insert(rest.counters.end(), part.counters.begin(), part.counters.end());
+        release(part.instants);
+        release(part.instantArgs);
+        release(part.counters);
         rest.flows.insert(rest.flows.end(), part.flows.begin(), part.flows.end());
         rest.samples.insert(rest.samples.end(), part.samples.begin(), part.samples.end());
         if (cutBytes > 2 * pieceBytes)
@@ -101,6 +121,8 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
     bool any = false;
     // A track with samples gets the pyramid of its samples.
     IntervalTiler tiler(grid, zstdLevel, flame, rest.samples.empty(), intervals, out);
+    InstantTiler instantTiler(grid, zstdLevel, instants, out);
+    CounterTiler counterTiler(grid, zstdLevel, counters, out);
     auto eachPiece = [&](const std::function<void(StoreBuilder::TrackBuffer&, std::size_t)>& take) {
         for (std::size_t p = 0; p < starts.size(); ++p) {
             StoreBuilder::TrackBuffer piece;
@@ -112,6 +134,9 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
     eachPiece([&](StoreBuilder::TrackBuffer& piece, std::size_t) {
         widenTrackSpan(piece, out.stats, any);
         tiler.cut(piece.intervals, piece.intervalArgs);
+        release(piece.intervalArgs);
+        instantTiler.add(piece.instants, piece.instantArgs);
+        counterTiler.add(piece.counters);
     });
     tiler.decideLevels();
     eachPiece([&](StoreBuilder::TrackBuffer& piece, std::size_t p) {
@@ -119,8 +144,12 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
         tiler.summarize(piece.intervals, { starts[p], end }, false);
     });
     tiler.finish();
+    if (instants > 0)
+        instantTiler.finish();
+    if (counters > 0)
+        counterTiler.finish();
     widenTrackSpan(rest, out.stats, any);
-    tileBesideIntervals(rest, grid, zstdLevel, flame, out);
+    tileFlowsAndSamples(rest, grid, zstdLevel, flame, out);
     return out;
 }
 

@@ -1,16 +1,18 @@
 #pragma once
-// tileTrackInPieces tiles a track whose intervals are too many to hold at once (a thread
-// of tens of millions of events), in bounded memory. The track is in the builder's spill
-// file (spill_file.h), in arrival order. Its intervals are cut by start time into pieces
-// of about `pieceBytes` each, every piece a run of whole windows (a bucket of the grid's
-// coarsest level, interval_windows.h), and written to a second spill file; then
-// IntervalTiler takes the pieces in time order, twice (interval_tiler.h). The tiles are
-// those the track held whole would give, byte for byte.
+// tileTrackInPieces tiles a track whose events are too many to hold at once (a thread of
+// tens of millions of intervals, a counter sampled as often), in bounded memory. The
+// track is in the builder's spill file (spill_file.h), in arrival order. Its intervals,
+// instants and counter samples are cut by time into pieces of about `pieceBytes` each,
+// every piece a run of whole windows (a bucket of the grid's coarsest level,
+// interval_windows.h), and written to a second spill file; then IntervalTiler,
+// InstantTiler and CounterTiler take the pieces in time order (interval_tiler.h,
+// point_tiler.h; the intervals twice). The tiles are those the track held whole would
+// give, byte for byte.
 //
 // Memory: one spilled segment of the track at a time while cutting, then one piece (a
 // window that alone holds more than `pieceBytes` makes a piece that big). Disk: the
 // pieces take about what the track takes in the spill file, until the track is tiled.
-// The track's other events (instants, counters, flows, samples) are held whole.
+// The track's flows and stack samples are held whole.
 
 #include "storage/store/track_buffer.h"
 
@@ -20,10 +22,10 @@ namespace strata::storage {
 
 class SpillFile;
 
-/// Whether a track of `intervalBytes` (SpillFile::intervalBytes) is tiled in pieces.
-inline bool tiledInPieces(std::uint64_t intervalBytes, std::size_t pieceBytes)
+/// Whether a track of `eventBytes` (SpillFile::eventBytes) is tiled in pieces.
+inline bool tiledInPieces(std::uint64_t eventBytes, std::size_t pieceBytes)
 {
-    return pieceBytes > 0 && intervalBytes > 2 * std::uint64_t(pieceBytes);
+    return pieceBytes > 0 && eventBytes > 2 * std::uint64_t(pieceBytes);
 }
 
 /// Tiles `track` of `spill` and what `held` holds of it (arrived after the last spill).
