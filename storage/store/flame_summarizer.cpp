@@ -386,7 +386,8 @@ public:
         , m_levels(static_cast<std::size_t>(maxFlameLevel(grid)))
     {}
 
-    void add(std::span<const model::Interval> sorted, std::span<const Walked> walked)
+    /// Counts levels up to `top` (the pyramid's coarsest, or more).
+    void add(std::span<const model::Interval> sorted, std::span<const Walked> walked, int top)
     {
         // The parts each band adds, at the level it joins (band b at level b + 1).
         std::vector<std::uint8_t> bands(sorted.size());  // asked at every level below
@@ -403,7 +404,7 @@ public:
         m_unseen -= static_cast<std::int64_t>(sorted.size());
         const bool last = m_unseen <= 0;  // the raw parts are final
         std::int64_t raw = 0;
-        for (int level = 1; level <= static_cast<int>(m_levels.size()); ++level) {
+        for (int level = 1; level <= std::min(top, static_cast<int>(m_levels.size())); ++level) {
             if (level <= m_grid.levels)
                 raw += m_joining[static_cast<std::size_t>(level - 1)];
             // What the level's parts come to at most, with the intervals still to come: an
@@ -626,10 +627,12 @@ FlamePyramid summarizeFlameSamples(const model::LodGrid& grid,
 struct IntervalFlameSummarizer::State
 {
     State(const model::LodGrid& g, const FlameSummaryOptions& o, model::StackTable& paths,
-        std::int64_t total)
+        std::int64_t expected, std::optional<model::TimeRange> trackSpan)
         : grid(g)
         , options(o)
-        , wanted(total >= o.minEvents)
+        , total(expected)
+        , span(trackSpan)
+        , wanted(expected >= o.minEvents)
         , ids(paths)
         , counting(ids)
         , building(ids)
@@ -638,6 +641,8 @@ struct IntervalFlameSummarizer::State
 
     const model::LodGrid grid;
     const FlameSummaryOptions options;
+    const std::int64_t total;
+    const std::optional<model::TimeRange> span;
     bool wanted;  ///< enough events for a pyramid
     PathIds ids;
     PathWalker counting;  ///< the first pass's walk
@@ -655,8 +660,9 @@ struct IntervalFlameSummarizer::State
 };
 
 IntervalFlameSummarizer::IntervalFlameSummarizer(const model::LodGrid& grid,
-    const FlameSummaryOptions& options, model::StackTable& paths, std::int64_t events)
-    : m_state(std::make_unique<State>(grid, options, paths, events))
+    const FlameSummaryOptions& options, model::StackTable& paths, std::int64_t events,
+    std::optional<model::TimeRange> span)
+    : m_state(std::make_unique<State>(grid, options, paths, events, span))
 {}
 
 IntervalFlameSummarizer::~IntervalFlameSummarizer() = default;
@@ -677,7 +683,12 @@ void IntervalFlameSummarizer::count(std::span<const model::Interval> piece)
         std::vector<Walked>().swap(s.walked);
         return;
     }
-    s.counter.add(piece, s.walked);
+    // Levels above the pyramid's coarsest are not counted: the track's span gives it
+    // once every interval is in, or ahead when known.
+    const int top = s.events >= s.total ? flameTopLevel(s.grid, s.firstNs, s.lastNs)
+        : s.span                        ? flameTopLevel(s.grid, s.span->startNs, s.span->endNs)
+                                        : maxFlameLevel(s.grid);
+    s.counter.add(piece, s.walked, top);
 }
 
 FlameStoredLevels IntervalFlameSummarizer::levels()

@@ -109,12 +109,14 @@ struct FlameStoredLevels
 /// levels window by window (interval_windows.h) and hands them to the sink. Memory holds
 /// one piece's walk, one window's buckets, and per level the last bucket of each path.
 /// No levels when nesting is not proper (see the file comment), or for fewer than
-/// options.minEvents intervals in all (`events`: the track's count, when known ahead).
+/// options.minEvents intervals in all (`events`: the track's count). `span`: the track's
+/// intervals' span (first start, last end), when known ahead of the last piece.
 class IntervalFlameSummarizer
 {
 public:
     IntervalFlameSummarizer(const model::LodGrid& grid, const FlameSummaryOptions& options,
-        model::StackTable& paths, std::int64_t events);
+        model::StackTable& paths, std::int64_t events,
+        std::optional<model::TimeRange> span = std::nullopt);
     ~IntervalFlameSummarizer();
     IntervalFlameSummarizer(const IntervalFlameSummarizer&) = delete;
     IntervalFlameSummarizer& operator=(const IntervalFlameSummarizer&) = delete;

@@ -143,7 +143,7 @@ int finestUsefulLevel(int levels, CellCount cells, EventCount events)
 struct IntervalTiler::State
 {
     State(const model::LodGrid& g, int zstd, const FlameSummaryOptions& flameOptions, bool pyramid,
-        std::int64_t total, TrackTiles& tiles)
+        std::int64_t total, TrackTiles& tiles, std::optional<model::TimeRange> span)
         : grid(g)
         , zstdLevel(zstd)
         , out(tiles)
@@ -156,7 +156,7 @@ struct IntervalTiler::State
             cutters.emplace_back(
                 TileKind::Intervals, static_cast<int>(band), zstd, out.payloads, bandRows[band]);
         if (pyramid)
-            flame.emplace(g, flameOptions, paths, total);
+            flame.emplace(g, flameOptions, paths, total, span);
     }
 
     const model::LodGrid grid;
@@ -189,8 +189,9 @@ struct IntervalTiler::State
 };
 
 IntervalTiler::IntervalTiler(const model::LodGrid& grid, int zstdLevel,
-    const FlameSummaryOptions& flame, bool pyramid, std::int64_t events, TrackTiles& out)
-    : m_state(std::make_unique<State>(grid, zstdLevel, flame, pyramid, events, out))
+    const FlameSummaryOptions& flame, bool pyramid, std::int64_t events, TrackTiles& out,
+    std::optional<model::TimeRange> span)
+    : m_state(std::make_unique<State>(grid, zstdLevel, flame, pyramid, events, out, span))
 {}
 
 IntervalTiler::~IntervalTiler() = default;

@@ -20,6 +20,7 @@
 #include "storage/store/track_buffer.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace strata::storage {
@@ -27,11 +28,13 @@ namespace strata::storage {
 class IntervalTiler
 {
 public:
-    /// Tiles go to `out` (its payloads, then finish() its tiles and stats). `flame`: whether
-    /// the intervals make the track's pyramid (not when it has stack samples); `events`:
-    /// the track's intervals in all.
+    /// Tiles go to `out` (its payloads, then finish() its tiles and stats). `pyramid`:
+    /// whether the intervals make the track's flame pyramid (not when it has stack
+    /// samples); `events`: the track's intervals in all; `span`: their span (first start,
+    /// last end), when known ahead.
     IntervalTiler(const model::LodGrid& grid, int zstdLevel, const FlameSummaryOptions& flame,
-        bool pyramid, std::int64_t events, TrackTiles& out);
+        bool pyramid, std::int64_t events, TrackTiles& out,
+        std::optional<model::TimeRange> span = std::nullopt);
     ~IntervalTiler();
     IntervalTiler(const IntervalTiler&) = delete;
     IntervalTiler& operator=(const IntervalTiler&) = delete;
