@@ -196,7 +196,7 @@ IntervalTiler::IntervalTiler(const model::LodGrid& grid, int zstdLevel,
 
 IntervalTiler::~IntervalTiler() = default;
 
-void IntervalTiler::cut(std::vector<model::Interval>& piece, const ArgsColumn& args)
+void IntervalTiler::cut(std::vector<model::Interval>& piece, ArgsColumn& args)
 {
     State& s = *m_state;
     const std::vector<std::uint32_t> from = sortByStart(piece);
@@ -241,6 +241,7 @@ void IntervalTiler::cut(std::vector<model::Interval>& piece, const ArgsColumn& a
         }
     }
     release(byBand);
+    release(args);  // before the pyramid's walk takes its memory
     s.cells.add(piece);
     if (s.flame)
         s.flame->count(piece);

@@ -39,9 +39,9 @@ public:
     IntervalTiler(const IntervalTiler&) = delete;
     IntervalTiler& operator=(const IntervalTiler&) = delete;
 
-    /// Pass 1. `piece` in arrival order, seq set; `args` row i: the args of piece[i].
-    /// Leaves the piece sorted, with its depths.
-    void cut(std::vector<model::Interval>& piece, const ArgsColumn& args);
+    /// Pass 1. `piece` in arrival order, seq set; `args` row i: the args of piece[i]
+    /// (consumed). Leaves the piece sorted, with its depths.
+    void cut(std::vector<model::Interval>& piece, ArgsColumn& args);
     void decideLevels();
     /// Pass 2: the piece of the windows `range` (interval_windows.h), as it came to cut(),
     /// or as cut() left it (`sorted`: a track held whole).

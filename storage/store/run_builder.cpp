@@ -100,6 +100,9 @@ RunBuilder::RunBuilder(std::filesystem::path target, RunBuildOptions options)
     shardOptions.threads = m_options.threads;
     shardOptions.zstdLevel = m_options.zstdLevel;
     shardOptions.memoryBudgetBytes = m_options.memoryBudgetBytes / static_cast<std::size_t>(shards);
+    // The shards buffer events side by side, but are tiled one after another: a shard's
+    // tracks are tiled in pieces past what the whole budget allows (track_pieces.h).
+    shardOptions.pieceBytes = m_options.memoryBudgetBytes / 8;
     if (shards == 1) {
         shardOptions.progress = m_options.progress;
         if (m_options.abortShard == 0)

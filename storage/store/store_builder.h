@@ -18,8 +18,8 @@
 // finish() each track is reloaded just before it is tiled. Workers process 2 x threads
 // tracks ahead of the writer, and more (at most 64) while the tiled tracks waiting for it
 // hold under a quarter of the budget in memory, so peak memory is about 1.25 x the budget
-// plus the tracks being tiled. A track whose intervals pass a quarter of the budget is
-// tiled in pieces of an eighth of it (track_pieces.h), so a track of any length fits.
+// plus the tracks being tiled. A track whose events pass half the budget is tiled in
+// pieces of an eighth of it (track_pieces.h), so a track of any length fits.
 // Tiling a track holds its events and args, one window of its summary levels and flame pyramid at a
 // time (level_summarizer.h, flame_summarizer.h), and a few MB of encoded tiles: the rest waits for
 // the writer in a temporary file (payload_spool.h).
@@ -49,7 +49,7 @@ struct StoreBuildOptions
     ProgressFn progress;
     /// Events buffered beyond this go to a spill file next to the store (spill_file.h).
     std::size_t memoryBudgetBytes = std::size_t(512) << 20;
-    /// A track whose spilled intervals take more than twice this is tiled in pieces of
+    /// A track whose spilled events take more than 4 times this is tiled in pieces of
     /// about this size (track_pieces.h); 0: an eighth of the memory budget.
     std::size_t pieceBytes = 0;
     /// Which tracks and levels get a flame pyramid (flame_summarizer.h).

@@ -66,7 +66,7 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
     const std::vector<std::int64_t> starts = pieceStarts(spill, track, held, grid, pieceBytes);
 
     // Cut the intervals, instants and counter samples into pieces, written to a spill
-    // file of their own (a piece a "track" of it) whenever those held pass two pieces;
+    // file of their own (a piece a "track" of it) whenever those held pass one piece;
     // keep the flows and stack samples.
     SpillFile pieces(spill.path().string() + ".pieces." + std::to_string(track));
     std::vector<StoreBuilder::TrackBuffer> cut(starts.size());
@@ -110,7 +110,7 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
         release(part.counters);
         rest.flows.insert(rest.flows.end(), part.flows.begin(), part.flows.end());
         rest.samples.insert(rest.samples.end(), part.samples.begin(), part.samples.end());
-        if (cutBytes > 2 * pieceBytes)
+        if (cutBytes > pieceBytes)
             spillPieces();
     });
     spillPieces();
@@ -134,7 +134,6 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
     eachPiece([&](StoreBuilder::TrackBuffer& piece, std::size_t) {
         widenTrackSpan(piece, out.stats, any);
         tiler.cut(piece.intervals, piece.intervalArgs);
-        release(piece.intervalArgs);
         instantTiler.add(piece.instants, piece.instantArgs);
         counterTiler.add(piece.counters);
     });

@@ -9,8 +9,9 @@
 // point_tiler.h; the intervals twice). The tiles are those the track held whole would
 // give, byte for byte.
 //
-// Memory: one spilled segment of the track at a time while cutting, then one piece (a
-// window that alone holds more than `pieceBytes` makes a piece that big). Disk: the
+// Memory: one spilled segment of the track at a time while cutting, with at most a piece's
+// worth of the pieces, then one piece (a window that alone holds more than `pieceBytes`
+// makes a piece that big). Disk: the
 // pieces take about what the track takes in the spill file, until the track is tiled.
 // The track's flows and stack samples are held whole.
 
@@ -22,10 +23,12 @@ namespace strata::storage {
 
 class SpillFile;
 
-/// Whether a track of `eventBytes` (SpillFile::eventBytes) is tiled in pieces.
+/// Whether a track of `eventBytes` (SpillFile::eventBytes) is tiled in pieces: past 4
+/// pieces. Below that, tiling it whole holds about as much as cutting it into pieces
+/// does (a spilled segment, the pieces held, one being written) and takes less time.
 inline bool tiledInPieces(std::uint64_t eventBytes, std::size_t pieceBytes)
 {
-    return pieceBytes > 0 && eventBytes > 2 * std::uint64_t(pieceBytes);
+    return pieceBytes > 0 && eventBytes > 4 * std::uint64_t(pieceBytes);
 }
 
 /// Tiles `track` of `spill` and what `held` holds of it (arrived after the last spill).

@@ -38,7 +38,6 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
     IntervalTiler tiler(grid, zstdLevel, flame, buf.samples.empty(),
         static_cast<std::int64_t>(buf.intervals.size()), out);
     tiler.cut(buf.intervals, buf.intervalArgs);
-    release(buf.intervalArgs);
     tiler.decideLevels();
     tiler.summarize(buf.intervals, WindowRange::all(), true);
     tiler.finish();
