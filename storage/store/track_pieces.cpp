@@ -6,7 +6,10 @@
 #include "storage/store/spill_file.h"
 
 #include <algorithm>
+#include <future>
 #include <map>
+#include <memory>
+#include <optional>
 
 namespace strata::storage {
 
@@ -33,18 +36,30 @@ void forEachTimedEvent(const StoreBuilder::TrackBuffer& part, Take take)
         take(sample.timeNs, sizeof(model::CounterSample));
 }
 
-/// The first window of each piece: windows taken in time order, a piece closed once it
-/// holds `pieceBytes`.
-std::vector<std::int64_t> pieceStarts(const SpillFile& spill, model::TrackId track,
-    StoreBuilder::TrackBuffer& held, const model::LodGrid& grid, std::size_t pieceBytes)
+struct PiecePlan
+{
+    std::vector<std::int64_t> starts;  ///< the first window of each piece
+    std::optional<model::TimeRange> intervalSpan;  ///< first start, last end
+};
+
+/// Windows taken in time order, a piece closed once it holds `pieceBytes`.
+PiecePlan planPieces(const SpillFile& spill, model::TrackId track, StoreBuilder::TrackBuffer& held,
+    const model::LodGrid& grid, std::size_t pieceBytes)
 {
     std::map<std::int64_t, std::uint64_t> bytesByWindow;
+    PiecePlan plan;
     forEachPart(spill, track, held, [&](StoreBuilder::TrackBuffer& part) {
         forEachTimedEvent(part, [&](model::TimeNs ns, std::size_t bytes) {
             bytesByWindow[windowOf(grid, ns)] += bytes;
         });
+        for (const model::Interval& e : part.intervals) {
+            if (!plan.intervalSpan)
+                plan.intervalSpan = model::TimeRange { e.startNs, e.endNs };
+            plan.intervalSpan->startNs = std::min(plan.intervalSpan->startNs, e.startNs);
+            plan.intervalSpan->endNs = std::max(plan.intervalSpan->endNs, e.endNs);
+        }
     });
-    std::vector<std::int64_t> starts;
+    std::vector<std::int64_t>& starts = plan.starts;
     std::uint64_t filled = 0;
     for (const auto& [window, bytes] : bytesByWindow) {
         if (starts.empty() || filled >= pieceBytes) {
@@ -53,7 +68,7 @@ std::vector<std::int64_t> pieceStarts(const SpillFile& spill, model::TrackId tra
         }
         filled += bytes;
     }
-    return starts;
+    return plan;
 }
 
 }  // namespace
@@ -63,7 +78,8 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
     const model::LodGrid& grid, int zstdLevel, const FlameSummaryOptions& flame,
     PayloadSpool payloads, std::size_t pieceBytes)
 {
-    const std::vector<std::int64_t> starts = pieceStarts(spill, track, held, grid, pieceBytes);
+    const PiecePlan plan = planPieces(spill, track, held, grid, pieceBytes);
+    const std::vector<std::int64_t>& starts = plan.starts;
 
     // Cut the intervals, instants and counter samples into pieces, written to a spill
     // file of their own (a piece a "track" of it) whenever those held pass one piece;
@@ -120,15 +136,26 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
     out.payloads = std::move(payloads);
     bool any = false;
     // A track with samples gets the pyramid of its samples.
-    IntervalTiler tiler(grid, zstdLevel, flame, rest.samples.empty(), intervals, out);
+    IntervalTiler tiler(
+        grid, zstdLevel, flame, rest.samples.empty(), intervals, out, plan.intervalSpan);
     InstantTiler instantTiler(grid, zstdLevel, instants, out);
     CounterTiler counterTiler(grid, zstdLevel, counters, out);
+    // The next piece is read (and decompressed) on another thread while this one is
+    // tiled: a piece more in memory, for the core a lone long track leaves idle.
+    auto load = [&](std::size_t p) {
+        auto piece = std::make_unique<StoreBuilder::TrackBuffer>();
+        pieces.reload(static_cast<model::TrackId>(p), *piece);
+        prepare(*piece);
+        return piece;
+    };
     auto eachPiece = [&](const std::function<void(StoreBuilder::TrackBuffer&, std::size_t)>& take) {
+        std::future<std::unique_ptr<StoreBuilder::TrackBuffer>> next =
+            std::async(std::launch::async, load, 0);
         for (std::size_t p = 0; p < starts.size(); ++p) {
-            StoreBuilder::TrackBuffer piece;
-            pieces.reload(static_cast<model::TrackId>(p), piece);
-            prepare(piece);
-            take(piece, p);
+            std::unique_ptr<StoreBuilder::TrackBuffer> piece = next.get();
+            if (p + 1 < starts.size())
+                next = std::async(std::launch::async, load, p + 1);
+            take(*piece, p);
         }
     };
     eachPiece([&](StoreBuilder::TrackBuffer& piece, std::size_t) {
