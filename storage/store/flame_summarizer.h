@@ -102,7 +102,7 @@ struct FlameStoredLevels
 };
 
 /// The pyramid of a track's intervals, from pieces of it in time order (a track held
-/// whole is one piece; track_tiler.h), in two passes: count() each piece (sorted by
+/// whole is one piece; track_pieces.h), in two passes: count() each piece (sorted by
 /// (start, seq), with final depths), then levels(), then build() each piece again, then
 /// finish(). The first pass walks the call paths (into `paths`) and counts what each level
 /// would hold, to find the first level stored before building any; the second builds the

@@ -7,7 +7,7 @@
 // one window holds, whatever the length of the track.
 //
 // A track too long to hold is summarized in pieces, each the intervals starting in a run
-// of whole windows (track_tiler.h). What crosses from one piece into the next is what
+// of whole windows (track_pieces.h). What crosses from one piece into the next is what
 // crosses a window's border at one instant (a few nested intervals): the walk of a piece
 // is given them first (`carried`, from carriedIntervals() of the piece before) and
 // starts at the piece's first window, so that each window is walked once.
