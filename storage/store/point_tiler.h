@@ -4,7 +4,7 @@
 // pieces of it in time order (track_pieces.h), in one pass: every level is built as the
 // events come (level_summarizer.h's reducers, each level fed by the one below), its tiles
 // encoded as they fill, and the levels worth storing are chosen at finish() by the rules
-// the builder always applied (track_tiler.cpp). Memory: a tile per level.
+// the builder always applied (SummaryLevels, point_tiler.cpp). Memory: a tile per level.
 
 #include "model/lod_grid.h"
 #include "storage/store/track_buffer.h"
