@@ -152,6 +152,30 @@ TEST_CASE("a failed build leaves no file and keeps the old store", "[store]")
     CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);
 }
 
+TEST_CASE("a build that tiles its tracks in pieces leaves no piece file, failed or not",
+    "[store][spill][pieces]") {
+    storage::MemoryTrace trace;
+    test::makeRandomTrace({ .seed = 19, .threads = 2, .intervalsPerThread = 20000 }, trace);
+    test::TempDir dir;
+    const std::string whole = readBytes(buildStore(trace, dir / "whole.strata"));
+    storage::StoreBuildOptions pieces;
+    pieces.memoryBudgetBytes = 64 << 10;
+    pieces.pieceBytes = 4 << 10;
+    CHECK(readBytes(buildStore(trace, dir / "pieces.strata", pieces)) == whole);
+    CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 2);
+
+    // A failure while the tracks are tiled (the writer takes each as it is done) and a
+    // cancel: the pieces' spill files go with the build.
+    pieces.abortAfterTiles = 5;
+    CHECK_THROWS(buildStore(trace, dir / "failed.strata", pieces));
+    pieces.abortAfterTiles = -1;
+    pieces.progress = [](std::uint64_t done, std::uint64_t) {
+        return done < 2;
+    };
+    CHECK_THROWS(buildStore(trace, dir / "cancelled.strata", pieces));
+    CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 2);
+}
+
 TEST_CASE("a store of a small trace is not padded out to SQLite's fixed cost", "[store]") {
     // At 4 KiB pages every table and index took a page: 57 KB for a ping-pong of four
     // messages (issue 16, store size <= gzip of the trace).
