@@ -711,8 +711,7 @@ void IntervalFlameSummarizer::build(
     State& s = *m_state;
     if (!s.builder)
         return;
-    const bool whole =
-        range.first == WindowRange::all().first && range.end == WindowRange::all().end;
+    const bool whole = range.wholeTrack();
     std::vector<Walked> walked;
     if (whole) {
         walked.swap(s.walked);  // the walk of the count, of this same piece

@@ -267,12 +267,12 @@ void IntervalTiler::decideLevels()
         s.flameLevels = s.flame->levels();
 }
 
-void IntervalTiler::summarize(std::vector<model::Interval>& piece, WindowRange range, bool sorted)
+void IntervalTiler::summarize(std::vector<model::Interval>& piece, WindowRange range)
 {
     State& s = *m_state;
     if (s.events == 0)
         return;
-    if (!sorted) {
+    if (!range.wholeTrack()) {
         sortByStart(piece);
         assignDepths(piece, s.openEndsAgain);
     }
@@ -280,7 +280,7 @@ void IntervalTiler::summarize(std::vector<model::Interval>& piece, WindowRange r
         [&](int level, const IntervalSummaryTile& window) {
             s.levels[level - s.out.stats.intervalLevel].add(window);
         });
-    if (range.end != WindowRange::all().end) {
+    if (!range.wholeTrack()) {
         std::vector<model::Interval> next;
         for (std::uint32_t i : carriedIntervals(s.grid, s.carried, piece))
             next.push_back(i < s.carried.size() ? s.carried[i] : piece[i - s.carried.size()]);

@@ -43,9 +43,9 @@ public:
     /// (consumed). Leaves the piece sorted, with its depths.
     void cut(std::vector<model::Interval>& piece, ArgsColumn& args);
     void decideLevels();
-    /// Pass 2: the piece of the windows `range` (interval_windows.h), as it came to cut(),
-    /// or as cut() left it (`sorted`: a track held whole).
-    void summarize(std::vector<model::Interval>& piece, WindowRange range, bool sorted);
+    /// Pass 2: the piece of the windows `range` (interval_windows.h), as it came to cut();
+    /// a track held whole (WindowRange::all()): as cut() left it, sorted with its depths.
+    void summarize(std::vector<model::Interval>& piece, WindowRange range);
     void finish();
 
 private:

@@ -31,6 +31,7 @@ struct WindowRange
     std::int64_t end = std::numeric_limits<std::int64_t>::max();
     /// A track held whole: all its windows.
     static constexpr WindowRange all() { return {}; }
+    bool wholeTrack() const { return first == all().first && end == all().end; }
 };
 
 class IntervalWindows

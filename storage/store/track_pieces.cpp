@@ -167,7 +167,7 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
     tiler.decideLevels();
     eachPiece([&](StoreBuilder::TrackBuffer& piece, std::size_t p) {
         const std::int64_t end = p + 1 < starts.size() ? starts[p + 1] : WindowRange::all().end;
-        tiler.summarize(piece.intervals, { starts[p], end }, false);
+        tiler.summarize(piece.intervals, { starts[p], end });
     });
     tiler.finish();
     if (instants > 0)

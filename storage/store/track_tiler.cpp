@@ -39,7 +39,7 @@ void tileIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, i
         static_cast<std::int64_t>(buf.intervals.size()), out);
     tiler.cut(buf.intervals, buf.intervalArgs);
     tiler.decideLevels();
-    tiler.summarize(buf.intervals, WindowRange::all(), true);
+    tiler.summarize(buf.intervals, WindowRange::all());
     tiler.finish();
     release(buf.intervals);
 }
