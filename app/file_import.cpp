@@ -215,7 +215,11 @@ ImportResult importFile(const std::filesystem::path& input, TraceFormat format,
         importOptions.threads = context.scanThreads;
         if (context.chromePrescans && index < context.chromePrescans->size())
             importOptions.prescan = (*context.chromePrescans)[index];
-        return reportChrome(report, storage::importChromeJson(input, sink, importOptions, progress));
+        const storage::ImportStats stats =
+            storage::importChromeJson(input, sink, importOptions, progress);
+        ImportResult result = reportChrome(report, stats);
+        result.originNs = stats.originNs;
+        return result;
     }
     return report.take({});
 }

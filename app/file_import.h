@@ -18,6 +18,8 @@
 namespace strata::app {
 
 /// What an import needs to know about the whole ingest.
+class RankAlignment;
+
 struct ImportContext
 {
     int rank = -1;  ///< the file's rank when several trace files make one run
@@ -32,6 +34,9 @@ struct ImportContext
     /// their import reads them once more instead of twice; null, or an entry without
     /// layout: the import makes its own.
     const std::vector<storage::ChromePrescan>* chromePrescans = nullptr;
+    /// Rank files each read once, with its own time 0, and aligned after all are
+    /// (importTraceFile notes them there); null: `originNs` aligns them.
+    RankAlignment* alignment = nullptr;
 };
 
 /// What one import tells the ingest besides the events it sent.
@@ -41,6 +46,8 @@ struct ImportResult
     /// Why the file would yield no event ("truncated at byte 812 with only metadata
     /// before it"), from the importer's counts; read only when it yielded none.
     std::string noEventsReason;
+    /// A Chrome file's time 0 (absolute, as the "origin_ns" meta).
+    std::optional<model::TimeNs> originNs;
 };
 
 /// Imports `input` (whose format is `format`) into `sink`; `builder` receives the report

@@ -216,15 +216,25 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
     options.progress = phase(progress, "tiling");
     storage::RunBuilder run(request.output, options);
 
-    // Each Chrome file's pass 1 comes first, so that the ranks agree on time 0 before
+    // Chrome rank files are read once each (chrome_json_importer.h), then moved to the
+    // earliest one's time 0. When other files join to them, or other formats come beside
+    // them, each Chrome file's pass 1 comes first, so that the ranks agree on time 0 before
     // any is imported; each import then reads its file once more.
     ImportContext context;
     std::vector<storage::ChromePrescan> prescans(traces.size());
     context.chromePrescans = &prescans;
+    RankAlignment alignment;
+    const bool alignAfter = joins.empty()
+        && std::all_of(traces.begin(), traces.end(), [&](const std::filesystem::path& trace) {
+               return plan.formatOf(trace) == storage::TraceFormat::Chrome;
+           });
+    const bool prescanFirst = traces.size() > 1 && !alignAfter;
+    if (alignAfter)
+        context.alignment = &alignment;
     std::vector<std::vector<std::string>> warnings(request.inputs.size());
     if (run.shardCount() == 1) {
         context.scanThreads = request.threads;
-        for (std::size_t i = 0; i < traces.size(); ++i)
+        for (std::size_t i = 0; i < traces.size() && prescanFirst; ++i)
             prescans[i] = prescanTraceFile(plan, i, request.threads,
                 phase(progress, "reading " + traces[i].filename().string()));
         context.originNs = ranksOrigin(plan, prescans);
@@ -249,15 +259,18 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
         // Shards of consecutive files, parsed and tiled by parallel workers.
         ShardWorkers workers(request.threads, run.shardCount(),
             groupsBySize(plan.traceSizes, run.shardCount()), progress, summary.inputBytes);
-        workers.run([&](int, std::size_t i, const storage::ProgressFn& fileProgress) {
-            prescans[i] = prescanTraceFile(plan, i, 1, fileProgress);
-        });
-        context.originNs = ranksOrigin(plan, prescans);
+        if (prescanFirst) {
+            workers.run([&](int, std::size_t i, const storage::ProgressFn& fileProgress) {
+                prescans[i] = prescanTraceFile(plan, i, 1, fileProgress);
+            });
+            context.originNs = ranksOrigin(plan, prescans);
+        }
         workers.run([&](int k, std::size_t i, const storage::ProgressFn& fileProgress) {
             warnings[i] =
                 importTraceFile(plan, i, run.shard(k), run.shard(k), context, fileProgress);
         });
     }
+    alignment.align();
     for (const std::vector<std::string>& lines : warnings)
         summary.warnings.insert(summary.warnings.end(), lines.begin(), lines.end());
     std::string sources;

@@ -69,10 +69,36 @@ std::vector<std::string> importTraceFile(const IngestPlan& plan, std::size_t ind
     ImportContext c = context;
     c.rank = plan.traces.size() > 1 ? static_cast<int>(index) : -1;
     const std::uint64_t eventsBefore = builder.eventCount();
+    const auto firstTrack = static_cast<model::TrackId>(builder.resources().size());
     ImportResult result = importFile(input, plan.formatOf(input), sink, builder, index, c, progress);
     if (builder.eventCount() == eventsBefore)
         throw storage::InputError("no events in " + input.string() + ": " + result.noEventsReason);
+    if (context.alignment && result.originNs) {
+        context.alignment->imported(builder, firstTrack,
+            static_cast<model::TrackId>(builder.resources().size()), *result.originNs);
+    }
     return result.warnings;
+}
+
+void RankAlignment::imported(storage::StoreBuilder& builder, model::TrackId first,
+    model::TrackId end, model::TimeNs originNs)
+{
+    std::lock_guard lock(m_mutex);
+    m_files.push_back({ &builder, first, end, originNs });
+}
+
+void RankAlignment::align()
+{
+    std::lock_guard lock(m_mutex);
+    if (m_files.empty())
+        return;
+    model::TimeNs origin = m_files.front().originNs;
+    for (const File& file : m_files)
+        origin = std::min(origin, file.originNs);
+    for (const File& file : m_files) {
+        file.builder->shiftTracks(file.first, file.end, file.originNs - origin);
+        file.builder->setMeta("origin_ns", std::to_string(origin));
+    }
 }
 
 std::vector<std::size_t> groupsBySize(const std::vector<std::uint64_t>& sizes, int shards)

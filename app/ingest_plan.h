@@ -9,6 +9,7 @@
 #include "app/ingest_job.h"
 
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,31 @@ storage::ChromePrescan prescanTraceFile(const IngestPlan& plan, std::size_t inde
 /// time: the earliest of `prescans` (some of the plan's traces), when the plan has several.
 std::optional<model::TimeNs> ranksOrigin(
     const IngestPlan& plan, const std::vector<storage::ChromePrescan>& prescans);
+
+/// Rank files read once (chrome_json_importer.h) start each at its own time 0; once all are
+/// imported, their tracks move to the earliest, as ranksOrigin() would have aligned them
+/// before. Thread-safe: the shards' workers note their files at once.
+class RankAlignment
+{
+public:
+    /// `builder` holds tracks [first, end) of a file imported with time 0 at `originNs`.
+    void imported(storage::StoreBuilder& builder, model::TrackId first, model::TrackId end,
+        model::TimeNs originNs);
+    /// Moves every file's tracks to the earliest time 0, which becomes each builder's
+    /// "origin_ns".
+    void align();
+
+private:
+    struct File
+    {
+        storage::StoreBuilder* builder = nullptr;
+        model::TrackId first = 0;
+        model::TrackId end = 0;
+        model::TimeNs originNs = 0;
+    };
+    std::mutex m_mutex;
+    std::vector<File> m_files;
+};
 
 /// Trace `index` of the plan into `sink` (`builder` gets its import report); it is rank
 /// `index` when the plan has several. Throws InputError when the file yields no event: an

@@ -35,6 +35,12 @@ TrackId ResourceTree::add(TrackId parent, ResourceKind kind, std::string name,
     return id;
 }
 
+void ResourceTree::truncate(std::size_t size)
+{
+    if (size < m_tracks.size())
+        m_tracks.resize(size);
+}
+
 void ResourceTree::restore(TrackInfo info)
 {
     if (info.id != m_tracks.size() || (info.parent != kNoTrack && info.parent >= info.id))

@@ -46,6 +46,9 @@ public:
     /// Adds a track with a given id (used when loading a store); ids must be dense.
     void restore(TrackInfo info);
 
+    /// Forgets the tracks from id `size` on (an import undone, see storage::RevisableSink).
+    void truncate(std::size_t size);
+
     const TrackInfo& track(TrackId id) const { return m_tracks[id]; }
     TrackInfo& track(TrackId id) { return m_tracks[id]; }
     std::size_t size() const { return m_tracks.size(); }

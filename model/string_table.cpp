@@ -1,5 +1,7 @@
 #include "model/string_table.h"
 
+#include <algorithm>
+
 namespace strata::model {
 
 StringTable::StringTable()
@@ -16,6 +18,16 @@ StringId StringTable::intern(std::string_view text)
     m_texts.push_back(stored);
     m_ids.emplace(stored, id);
     return id;
+}
+
+void StringTable::truncate(std::size_t size)
+{
+    size = std::max<std::size_t>(size, 1);  // the empty string stays
+    while (m_texts.size() > size) {
+        m_ids.erase(m_texts.back());
+        m_texts.pop_back();
+        m_storage.pop_back();
+    }
 }
 
 bool StringTable::find(std::string_view text, StringId& id) const

@@ -32,6 +32,9 @@ public:
     /// The text of a valid id (the view stays valid for the table's lifetime).
     std::string_view text(StringId id) const { return m_texts[id]; }
     std::size_t size() const { return m_texts.size(); }
+    /// Forgets the strings interned after the first `size` (an import undone, see
+    /// storage::RevisableSink); the ids below it keep their texts.
+    void truncate(std::size_t size);
 
 private:
     std::deque<std::string> m_storage;  // deque: stable addresses for the views below

@@ -135,7 +135,7 @@ void SpillFile::spill(model::TrackId track, StoreBuilder::TrackBuffer& b)
         m_segments.resize(track + 1);
         m_totals.resize(track + 1);
     }
-    m_segments[track].push_back({m_size, out.size()});
+    m_segments[track].push_back({ m_size, out.size(), 0 });
     Totals& t = m_totals[track];
     if (!b.intervalArgs.ends.empty())
         t.intervalArgEnds = t.intervals + b.intervalArgs.ends.size();
@@ -180,15 +180,33 @@ void SpillFile::readSegment(const Segment& segment, StoreBuilder::TrackBuffer& i
     std::uint64_t counts[5];
     for (auto& c : counts)
         c = in.u64();
-    const std::size_t firstInterval = into.intervals.size();
+    const BufferRows first { into.intervals.size(), into.instants.size(), into.counters.size(),
+        into.flows.size(), into.samples.size() };
     in.take(into.intervals, counts[0]);
-    takeArgs(in, into.intervalArgs, firstInterval);
-    const std::size_t firstInstant = into.instants.size();
+    takeArgs(in, into.intervalArgs, first.intervals);
     in.take(into.instants, counts[1]);
-    takeArgs(in, into.instantArgs, firstInstant);
+    takeArgs(in, into.instantArgs, first.instants);
     in.take(into.counters, counts[2]);
     in.take(into.flows, counts[3]);
     in.take(into.samples, counts[4]);
+    if (segment.shiftNs != 0)
+        shiftEvents(into, segment.shiftNs, first);
+}
+
+void SpillFile::shiftTrack(model::TrackId track, model::TimeNs deltaNs)
+{
+    if (track < m_segments.size()) {
+        for (Segment& segment : m_segments[track])
+            segment.shiftNs += deltaNs;
+    }
+}
+
+void SpillFile::forgetTracksFrom(model::TrackId first)
+{
+    if (first < m_segments.size()) {
+        m_segments.resize(first);
+        m_totals.resize(first);
+    }
 }
 
 void SpillFile::forEachSegment(

@@ -41,6 +41,10 @@ public:
     /// What the track's spilled intervals, instants and counter samples take in memory
     /// (their structs and args).
     std::uint64_t eventBytes(model::TrackId track) const;
+    /// Moves the track's spilled events by `deltaNs` (as they are read back).
+    void shiftTrack(model::TrackId track, model::TimeNs deltaNs);
+    /// Forgets the segments of tracks from `first` on (their bytes stay in the file).
+    void forgetTracksFrom(model::TrackId first);
     const std::filesystem::path& path() const { return m_path; }
     bool empty() const { return m_segments.empty(); }
     std::uint64_t bytes() const { return m_size; }
@@ -50,6 +54,7 @@ private:
     {
         std::uint64_t offset;
         std::uint64_t size;
+        model::TimeNs shiftNs = 0;  ///< added to its events' times as they are read
     };
     /// What a track's segments hold in all, so that a reload allocates each column once
     /// at its final size (grown by doubling, columns would take up to twice that).

@@ -311,6 +311,7 @@ model::TrackId StoreBuilder::addTrack(model::TrackId parent, model::ResourceKind
     if (m_tracks.size() >= kForeignTrackBase)
         throw std::length_error("StoreBuilder: too many tracks");
     m_tracks.push_back(std::make_unique<TrackBuffer>());
+    m_spans.emplace_back();
     return m_resources.add(parent, kind, std::move(name), sortKey, std::move(unit));
 }
 
@@ -357,26 +358,85 @@ std::size_t StoreBuilder::heldBytes() const
     return bytes;
 }
 
-void StoreBuilder::noteTime(model::TimeNs startNs, model::TimeNs endNs)
+void StoreBuilder::Span::note(model::TimeNs startNs, model::TimeNs endNs)
 {
-    if (!m_hasTime) {
-        m_minNs = startNs;
-        m_maxNs = endNs;
-        m_hasTime = true;
+    if (!any) {
+        minNs = startNs;
+        maxNs = endNs;
+        any = true;
     } else {
-        m_minNs = std::min(m_minNs, startNs);
-        m_maxNs = std::max(m_maxNs, endNs);
+        minNs = std::min(minNs, startNs);
+        maxNs = std::max(maxNs, endNs);
     }
 }
 
 std::optional<model::TimeRange> StoreBuilder::eventSpan() const
 {
-    return m_hasTime ? std::optional(model::TimeRange {m_minNs, m_maxNs}) : std::nullopt;
+    Span all = m_extraSpan;
+    for (const Span& span : m_spans) {
+        if (span.any)
+            all.note(span.minNs, span.maxNs);
+    }
+    return all.any ? std::optional(model::TimeRange { all.minNs, all.maxNs }) : std::nullopt;
 }
 
 void StoreBuilder::extendSpan(model::TimeRange span)
 {
-    noteTime(span.startNs, span.endNs);
+    m_extraSpan.note(span.startNs, span.endNs);
+}
+
+RevisableSink::Mark StoreBuilder::mark() const
+{
+    return { m_tracks.size(), m_strings.size(), m_stacks.size(), m_foreign.size(),
+        m_kernelMetrics.size(), m_events };
+}
+
+void StoreBuilder::rollback(const Mark& mark)
+{
+    if (m_finished || mark.tracks > m_tracks.size() || mark.events > m_events)
+        throw std::logic_error("StoreBuilder::rollback: not a mark of this build");
+    m_tracks.resize(mark.tracks);
+    m_spans.resize(mark.tracks);
+    m_resources.truncate(mark.tracks);
+    m_strings.truncate(mark.strings);
+    m_stacks.resize(std::min(m_stacks.size(), std::max<std::size_t>(mark.stacks, 1)));
+    std::erase_if(m_stackIds, [&](const auto& entry) { return entry.second >= m_stacks.size(); });
+    m_foreign.resize(std::min(m_foreign.size(), mark.foreignTracks));
+    std::erase_if(m_foreignIds,
+        [&](const auto& entry) { return entry.second - kForeignTrackBase >= m_foreign.size(); });
+    m_kernelMetrics.resize(std::min(m_kernelMetrics.size(), mark.kernelMetrics));
+    m_events = mark.events;
+    if (m_spill)
+        m_spill->forgetTracksFrom(static_cast<model::TrackId>(mark.tracks));
+    m_bufferedBytes = heldBytes();
+    m_reservedBytes = 0;
+}
+
+void StoreBuilder::describeTrack(
+    model::TrackId track, model::ResourceKind kind, std::string name, std::int64_t sortKey)
+{
+    if (track >= m_tracks.size())
+        throw std::out_of_range("StoreBuilder: describing unknown track " + std::to_string(track));
+    model::TrackInfo& info = m_resources.track(track);
+    info.kind = kind;
+    info.name = std::move(name);
+    info.sortKey = sortKey;
+}
+
+void StoreBuilder::shiftTracks(model::TrackId first, model::TrackId end, model::TimeNs deltaNs)
+{
+    if (first > end || end > m_tracks.size())
+        throw std::out_of_range("StoreBuilder: shifting unknown tracks");
+    if (deltaNs == 0)
+        return;
+    for (model::TrackId track = first; track < end; ++track) {
+        shiftEvents(*m_tracks[track], deltaNs);
+        if (m_spill)
+            m_spill->shiftTrack(track, deltaNs);
+        Span& span = m_spans[track];
+        span.minNs += deltaNs;
+        span.maxNs += deltaNs;
+    }
 }
 
 void StoreBuilder::addInterval(model::TrackId track, const model::Interval& interval,
@@ -388,7 +448,7 @@ void StoreBuilder::addInterval(model::TrackId track, const model::Interval& inte
     model::Interval& e = buf.intervals.emplace_back(interval);
     e.seq = buf.intervalsSeen++;
     appendArgs(buf.intervalArgs, buf.intervals.size() - 1, args);
-    noteTime(interval.startNs, interval.endNs);
+    noteTime(track, interval.startNs, interval.endNs);
     account(sizeof(model::Interval) + args.size());
 }
 
@@ -413,14 +473,14 @@ void StoreBuilder::addInstant(model::TrackId track, const model::Instant& instan
     TrackBuffer& buf = buffer(track);
     buf.instants.push_back(instant);
     appendArgs(buf.instantArgs, buf.instants.size() - 1, args);
-    noteTime(instant.timeNs, instant.timeNs);
+    noteTime(track, instant.timeNs, instant.timeNs);
     account(sizeof(model::Instant) + args.size());
 }
 
 void StoreBuilder::addCounterSample(model::TrackId track, const model::CounterSample& sample)
 {
     buffer(track).counters.push_back(sample);
-    noteTime(sample.timeNs, sample.timeNs);
+    noteTime(track, sample.timeNs, sample.timeNs);
     account(sizeof(model::CounterSample));
 }
 
@@ -431,7 +491,7 @@ void StoreBuilder::addFlow(model::TrackId fromTrack, const model::Flow& flow)
             || flow.toTrack - kForeignTrackBase >= m_foreign.size()))
         throw std::out_of_range("StoreBuilder: flow to unknown track");
     buffer(fromTrack).flows.push_back(flow);
-    noteTime(std::min(flow.fromNs, flow.toNs), std::max(flow.fromNs, flow.toNs));
+    noteTime(fromTrack, std::min(flow.fromNs, flow.toNs), std::max(flow.fromNs, flow.toNs));
     account(sizeof(model::Flow));
 }
 
@@ -462,7 +522,7 @@ void StoreBuilder::addStackSample(model::TrackId track, const model::StackSample
     if (sample.stack >= m_stacks.size())
         throw std::out_of_range("StoreBuilder: sample of unknown stack");
     buffer(track).samples.push_back(sample);
-    noteTime(sample.timeNs, sample.timeNs);
+    noteTime(track, sample.timeNs, sample.timeNs);
     account(sizeof(model::StackSample));
 }
 
@@ -505,7 +565,9 @@ void StoreBuilder::finish()
     std::error_code ignored;
     std::filesystem::remove(m_temp, ignored);
     try {
-        const model::LodGrid grid = model::LodGrid::forSpan(std::max<model::TimeNs>(m_maxNs, 1));
+        const std::optional<model::TimeRange> span = eventSpan();
+        const model::LodGrid grid =
+            model::LodGrid::forSpan(std::max<model::TimeNs>(span ? span->endNs : 0, 1));
         {
             SqliteDb db(m_temp, SqliteDb::Mode::Create);
             // No journal: the file is private until the rename, which is our atomicity.
@@ -523,8 +585,8 @@ void StoreBuilder::finish()
             meta["lod_base_bucket_ns"] = std::to_string(grid.baseBucketNs);
             meta["lod_factor_log2"] = std::to_string(grid.factorLog2);
             meta["lod_levels"] = std::to_string(grid.levels);
-            meta["span_start_ns"] = std::to_string(m_hasTime ? m_minNs : 0);
-            meta["span_end_ns"] = std::to_string(m_hasTime ? m_maxNs : 0);
+            meta["span_start_ns"] = std::to_string(span ? span->startNs : 0);
+            meta["span_end_ns"] = std::to_string(span ? span->endNs : 0);
             meta["events"] = std::to_string(m_events);
             auto insertMeta = db.prepare("INSERT INTO meta VALUES(?,?)");
             for (const auto& [k, v] : meta)

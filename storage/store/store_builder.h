@@ -59,7 +59,7 @@ struct StoreBuildOptions
     std::size_t spoolMemoryBytes = std::size_t(4) << 20;
 };
 
-class StoreBuilder : public TraceSink
+class StoreBuilder : public TraceSink, public RevisableSink
 {
 public:
     /// Throws StoreError when the target's folder does not take a new file.
@@ -89,6 +89,15 @@ public:
     model::TrackId addForeignTrack(const TrackPath& path) override;
     static constexpr model::TrackId kForeignTrackBase = 0x80000000u;
 
+    // Late layout (trace_sink.h). A rollback keeps what it leaves in the spill file, as
+    // disk to be freed with it.
+    RevisableSink* revisable() override { return this; }
+    Mark mark() const override;
+    void rollback(const Mark& mark) override;
+    void describeTrack(model::TrackId track, model::ResourceKind kind, std::string name,
+        std::int64_t sortKey) override;
+    void shiftTracks(model::TrackId first, model::TrackId end, model::TimeNs deltaNs) override;
+
     const model::ResourceTree& resources() const { return m_resources; }
     const std::vector<TrackPath>& foreignTracks() const { return m_foreign; }
     std::uint64_t eventCount() const { return m_events; }
@@ -116,7 +125,18 @@ public:
 
 private:
     TrackBuffer& buffer(model::TrackId track);
-    void noteTime(model::TimeNs startNs, model::TimeNs endNs);
+    /// The first and last time of a track's events (or of a span given to extendSpan).
+    struct Span
+    {
+        model::TimeNs minNs = 0;
+        model::TimeNs maxNs = 0;
+        bool any = false;
+        void note(model::TimeNs startNs, model::TimeNs endNs);
+    };
+    void noteTime(model::TrackId track, model::TimeNs startNs, model::TimeNs endNs)
+    {
+        m_spans[track].note(startNs, endNs);
+    }
     void account(std::size_t bytes);
 
     std::filesystem::path m_target;
@@ -135,9 +155,8 @@ private:
     std::size_t m_bufferedBytes = 0;
     std::size_t m_reservedBytes = 0;  ///< by expectIntervals(), since the last spill
     std::unique_ptr<SpillFile> m_spill;
-    model::TimeNs m_minNs = 0;
-    model::TimeNs m_maxNs = 0;
-    bool m_hasTime = false;
+    std::vector<Span> m_spans;  ///< per track
+    Span m_extraSpan;  ///< extendSpan()'s
     bool m_finished = false;
 };
 

@@ -32,6 +32,8 @@ struct TrackPathStep
 };
 using TrackPath = std::vector<TrackPathStep>;
 
+class RevisableSink;
+
 class TraceSink
 {
 public:
@@ -76,8 +78,41 @@ public:
                                "holds a whole trace");
     }
 
+    /// The sink's late-layout side, when it has one (the store builder): an importer that
+    /// learns its tracks' names and time 0 only at the end of its file can then read the
+    /// file once (chrome_json_importer.h). Null: the producer must know them first.
+    virtual RevisableSink* revisable() { return nullptr; }
+
     /// Convenience: intern a string in this sink's table.
     model::StringId intern(std::string_view text) { return strings().intern(text); }
+};
+
+/// What a sink lets a producer change after the events came: the tracks it made since a
+/// mark (their description, their times), or all it added since the mark, undone.
+class RevisableSink
+{
+public:
+    /// Where the sink stands: how many of each thing it holds so far.
+    struct Mark
+    {
+        std::size_t tracks = 0;
+        std::size_t strings = 0;
+        std::size_t stacks = 0;
+        std::size_t foreignTracks = 0;
+        std::size_t kernelMetrics = 0;
+        std::uint64_t events = 0;
+    };
+
+    virtual ~RevisableSink() = default;
+    virtual Mark mark() const = 0;
+    /// Forgets every track, string, stack, event and metric added since `mark` (by this
+    /// producer only: nothing else may have added to the sink since).
+    virtual void rollback(const Mark& mark) = 0;
+    /// Gives a track made since the mark its final kind, name and sort key.
+    virtual void describeTrack(
+        model::TrackId track, model::ResourceKind kind, std::string name, std::int64_t sortKey) = 0;
+    /// Moves every event of tracks [first, end) by `deltaNs` (flows: both ends).
+    virtual void shiftTracks(model::TrackId first, model::TrackId end, model::TimeNs deltaNs) = 0;
 };
 
 } // namespace strata::storage

@@ -27,6 +27,30 @@ struct StoreBuilder::TrackBuffer
     std::vector<model::StackSample> samples;
 };
 
+/// Moves the events of `buffer` from index `from` on (per column) by `deltaNs`.
+struct BufferRows
+{
+    std::size_t intervals = 0, instants = 0, counters = 0, flows = 0, samples = 0;
+};
+inline void shiftEvents(
+    StoreBuilder::TrackBuffer& buffer, model::TimeNs deltaNs, BufferRows from = {})
+{
+    for (std::size_t i = from.intervals; i < buffer.intervals.size(); ++i) {
+        buffer.intervals[i].startNs += deltaNs;
+        buffer.intervals[i].endNs += deltaNs;
+    }
+    for (std::size_t i = from.instants; i < buffer.instants.size(); ++i)
+        buffer.instants[i].timeNs += deltaNs;
+    for (std::size_t i = from.counters; i < buffer.counters.size(); ++i)
+        buffer.counters[i].timeNs += deltaNs;
+    for (std::size_t i = from.flows; i < buffer.flows.size(); ++i) {
+        buffer.flows[i].fromNs += deltaNs;
+        buffer.flows[i].toNs += deltaNs;
+    }
+    for (std::size_t i = from.samples; i < buffer.samples.size(); ++i)
+        buffer.samples[i].timeNs += deltaNs;
+}
+
 /// Frees a buffer's column. (Assigning {} would not: a std::string moved from a short
 /// one keeps its capacity.)
 template<typename T>

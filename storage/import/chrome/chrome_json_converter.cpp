@@ -75,17 +75,20 @@ struct OpenAsync
 class MainPass
 {
 public:
-    MainPass(ChromeLayout& layout, TraceSink& sink, ImportStats& stats, TimeNs offsetNs)
+    MainPass(ChromeLayout& layout, TraceSink& sink, ImportStats& stats, TimeNs offsetNs, bool late)
         : m_layout(layout)
         , m_sink(sink)
         , m_stats(stats)
         , m_offsetNs(offsetNs)
+        , m_late(late)
     {
         m_phaseCounts.fill(0);
     }
 
-    void event(const EventRef& reader);
+    void event(const EventRef& reader, const EventFacts* facts = nullptr);
     void finish();
+    bool needsLayoutFirst() const { return m_needsLayoutFirst; }
+    void describeTracks(RevisableSink& sink) const;
 
 private:
     TimeNs rel(TimeNs absNs) const { return absNs - m_offsetNs; }
@@ -110,6 +113,22 @@ private:
     TraceSink& m_sink;
     ImportStats& m_stats;
     TimeNs m_offsetNs = 0;  // absolute trace-clock time of time 0
+    // Late layout (ChromeJsonConverter::LateLayout): tracks are made before the layout is
+    // final, and described at the end; what the layout must say before an event is emitted
+    // (an X's end at its thread's end, a flow to the next slice) makes the import read the
+    // file again, layout first.
+    const bool m_late = false;
+    bool m_needsLayoutFirst = false;
+    // Late layout: each counter track's series (pid\x1fname) and key, for its final name.
+    struct CounterSeries
+    {
+        TrackId track = model::kNoTrack;
+        std::string series;
+        std::string base;
+        std::string key;
+        std::int64_t sortKey = 0;
+    };
+    std::vector<CounterSeries> m_counterSeries;
     std::array<std::uint64_t, 128> m_phaseCounts {};
     std::map<std::string, std::uint64_t> m_otherPhases;
     std::unordered_map<std::uint64_t, model::Role> m_roles;
@@ -170,7 +189,8 @@ TrackId MainPass::threadTrack(std::uint32_t t)
     if (info.track == model::kNoTrack) {
         TrackId parent = processTrack(info.process);
         info.track = m_sink.addTrack(parent, info.kind, info.name, info.sortKey);
-        m_sink.expectIntervals(info.track, info.slices, info.sliceArgBytes);
+        if (!m_late)  // the counts are the whole file's after pass 1 only
+            m_sink.expectIntervals(info.track, info.slices, info.sliceArgBytes);
     }
     return info.track;
 }
@@ -212,7 +232,7 @@ void MainPass::emitInterval(
     ++m_stats.intervals;
     // Flow ends that bind to the next slice on this thread: note the earliest candidate.
     ThreadInfo& t = m_layout.threads[thread];
-    if (!t.nextSliceFlowNs.empty()) {
+    if (!t.nextSliceFlowNs.empty() && !m_late) {
         const TimeNs startAbs = interval.startNs + m_offsetNs;
         auto it = std::upper_bound(t.nextSliceFlowNs.begin(), t.nextSliceFlowNs.end(), startAbs);
         if (it != t.nextSliceFlowNs.begin()) {
@@ -230,6 +250,7 @@ void MainPass::complete(const EventRef& reader, std::uint32_t thread, TimeNs ts,
     interval.startNs = ts;
     if (dur.status == MicrosStatus::Absent) {
         // Still running when the trace was written: it lasts until its thread's end.
+        m_needsLayoutFirst = m_needsLayoutFirst || m_late;
         m_stats.completeWithoutDuration.add(reader.eventOffset());
         interval.endNs = std::max(ts, rel(m_layout.threads[thread].maxEndNs));
     } else if (dur.ns < 0) {
@@ -330,9 +351,14 @@ void MainPass::counter(
         auto it = m_counterTracks.find(m_key);
         if (it == m_counterTracks.end()) {
             std::string series = keyCount == 1 ? base : base + "." + std::string(f.key);
-            TrackId track = m_sink.addTrack(processTrack(process), model::ResourceKind::Counter,
-                series, m_counterTracksOf[process]++);
+            const std::int64_t sortKey = m_counterTracksOf[process]++;
+            TrackId track = m_sink.addTrack(
+                processTrack(process), model::ResourceKind::Counter, series, sortKey);
             it = m_counterTracks.emplace(m_key, track).first;
+            if (m_late) {
+                m_counterSeries.push_back(
+                    { track, m_key.substr(0, baseKeyLength), base, std::string(f.key), sortKey });
+            }
         }
         m_sink.addCounterSample(it->second, model::CounterSample { ts, value });
         ++m_stats.counterSamples;
@@ -369,6 +395,7 @@ void MainPass::flow(
     if (phase == Phase::FlowEnd) {
         auto bp = jsonString(reader.event().bp, m_s3);
         point.bindsNextSlice = !bp || *bp != "e";
+        m_needsLayoutFirst = m_needsLayoutFirst || (m_late && point.bindsNextSlice);
     }
     std::string_view id = reader.event().id;
     if (id.empty())
@@ -520,7 +547,7 @@ void MainPass::checkTypes(const EventRef& reader, Phase phase)
         m_stats.badIds.add(reader.eventOffset());
 }
 
-void MainPass::event(const EventRef& reader)
+void MainPass::event(const EventRef& reader, const EventFacts* facts)
 {
     ++m_stats.totalEvents;
     auto ph = jsonString(reader.event().ph, m_s1);
@@ -531,7 +558,7 @@ void MainPass::event(const EventRef& reader)
     } else {
         ++m_otherPhases[std::string(*ph)];
     }
-    const Phase phase = ph ? classifyPhase(*ph) : Phase::Unknown;
+    const Phase phase = facts ? facts->phase : ph ? classifyPhase(*ph) : Phase::Unknown;
     if (phase == Phase::Metadata)
         return;
     const std::uint64_t offset = reader.eventOffset();
@@ -539,7 +566,7 @@ void MainPass::event(const EventRef& reader)
         (!ph || ph->empty() ? m_stats.missingPhases : m_stats.unknownPhases).add(offset);
         return;
     }
-    const MicrosValue absTs = readMicros(reader.event().ts);
+    const MicrosValue absTs = facts ? facts->ts : readMicros(reader.event().ts);
     if (!absTs.usable()) {
         (absTs.status == MicrosStatus::Absent             ? m_stats.missingTimestamps
                 : absTs.status == MicrosStatus::NotNumber ? m_stats.badTimestamps
@@ -549,7 +576,7 @@ void MainPass::event(const EventRef& reader)
     }
     MicrosValue dur;
     if (phase == Phase::Complete) {
-        dur = readMicros(reader.event().dur);
+        dur = facts ? facts->dur : readMicros(reader.event().dur);
         if (dur.status == MicrosStatus::NotNumber || dur.status == MicrosStatus::OutOfRange) {
             (dur.status == MicrosStatus::NotNumber ? m_stats.badDurations
                                                    : m_stats.durationsOutOfRange)
@@ -564,8 +591,9 @@ void MainPass::event(const EventRef& reader)
     checkTypes(reader, phase);
     const TimeNs ts = rel(absTs.ns);
     std::string pid(idText(reader.event().pid, m_s2));
-    std::string_view tid = idText(reader.event().tid, m_s3);
-    const std::uint32_t thread = m_layout.thread(pid, tid);
+    const std::uint32_t thread = facts && facts->thread != EventFacts::kNoThread
+        ? facts->thread
+        : m_layout.thread(pid, idText(reader.event().tid, m_s3));
     const std::uint32_t process = m_layout.threads[thread].process;
 
     switch (phase) {
@@ -601,6 +629,24 @@ void MainPass::event(const EventRef& reader)
     case Phase::Metadata:
     case Phase::Unknown:
         break;
+    }
+}
+
+void MainPass::describeTracks(RevisableSink& sink) const
+{
+    for (const ProcessInfo& p : m_layout.processes) {
+        if (p.track != model::kNoTrack)
+            sink.describeTrack(p.track, p.kind, p.name, p.sortKey);
+    }
+    for (const ThreadInfo& t : m_layout.threads) {
+        if (t.track != model::kNoTrack)
+            sink.describeTrack(t.track, t.kind, t.name, t.sortKey);
+    }
+    for (const CounterSeries& c : m_counterSeries) {
+        auto it = m_layout.counterKeys.find(c.series);
+        const std::size_t keyCount = it == m_layout.counterKeys.end() ? 1 : it->second.size();
+        sink.describeTrack(c.track, model::ResourceKind::Counter,
+            keyCount == 1 ? c.base : c.base + "." + c.key, c.sortKey);
     }
 }
 
@@ -687,22 +733,42 @@ void describeUnknownPhases(ImportStats& stats)
 
 struct ChromeJsonConverter::State
 {
-    State(ChromeLayout& layout, TraceSink& sink, ImportStats& stats, TimeNs offsetNs)
-        : pass(layout, sink, stats, offsetNs)
+    State(ChromeLayout& layout, TraceSink& sink, ImportStats& stats, TimeNs offsetNs, bool late)
+        : pass(layout, sink, stats, offsetNs, late)
     {}
     MainPass pass;
 };
 
 ChromeJsonConverter::ChromeJsonConverter(
     ChromeLayout& layout, TraceSink& sink, ImportStats& stats, model::TimeNs offsetNs)
-    : m_state(std::make_unique<State>(layout, sink, stats, offsetNs))
+    : m_state(std::make_unique<State>(layout, sink, stats, offsetNs, false))
 {}
+
+ChromeJsonConverter::ChromeJsonConverter(
+    LateLayout, ChromeLayout& layout, TraceSink& sink, ImportStats& stats)
+    : m_state(std::make_unique<State>(layout, sink, stats, 0, true))
+{}
+
+bool ChromeJsonConverter::needsLayoutFirst() const
+{
+    return m_state->pass.needsLayoutFirst();
+}
+
+void ChromeJsonConverter::describeTracks(RevisableSink& sink) const
+{
+    m_state->pass.describeTracks(sink);
+}
 
 ChromeJsonConverter::~ChromeJsonConverter() = default;
 
 void ChromeJsonConverter::event(const ChromeEventReader& reader)
 {
     m_state->pass.event({ reader.event(), reader.eventOffset(), reader.eventIndex() });
+}
+
+void ChromeJsonConverter::event(const ChromeEventReader& reader, const EventFacts& facts)
+{
+    m_state->pass.event({ reader.event(), reader.eventOffset(), reader.eventIndex() }, &facts);
 }
 
 void ChromeJsonConverter::event(

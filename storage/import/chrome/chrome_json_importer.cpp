@@ -7,6 +7,7 @@
 #include "storage/store/trace_sink.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace strata::storage {
 
@@ -15,7 +16,8 @@ using model::TimeNs;
 
 namespace {
 
-// Reports file bytes read over both passes: the pre-scan is given 30% of the bar.
+// Reports file bytes read over both passes: the pre-scan is given 30% of the bar. Pass 0
+// is a single pass, given all of it.
 class ProgressReporter
 {
 public:
@@ -40,10 +42,12 @@ public:
         read = std::min(read, total);
         const std::uint64_t share = total * 3 / 10;
         const double fraction = static_cast<double>(read) / static_cast<double>(total);
-        std::uint64_t done = m_pass == 1
+        std::uint64_t done = m_pass == 0
+            ? static_cast<std::uint64_t>(fraction * static_cast<double>(total))
+            : m_pass == 1
             ? static_cast<std::uint64_t>(fraction * share)
             : share + static_cast<std::uint64_t>(fraction * static_cast<double>(total - share));
-        if (m_pass == 2 && read == total)
+        if (m_pass != 1 && read == total)
             done = total;
         if (done < m_last + (total >> 10) && done != total)
             return;  // about a thousand reports at most
@@ -60,11 +64,66 @@ private:
     std::uint64_t m_last = 0;
 };
 
+void finishStats(ImportStats& stats, const ChromeEventReader& reader, const GzipReader& input)
+{
+    stats.bytes = reader.position();
+    finishChromeStats(stats, reader.truncation(),
+        input.truncated() ? "the gzip stream ends early (after " + std::to_string(input.bytesRead())
+                + " uncompressed bytes)"
+                          : std::string(),
+        reader.endNote());
+}
+
+// The single pass (see the header): each event is learnt (LayoutScanner), then converted
+// with the layout so far; the tracks get their names and time 0 at the end. Nullopt when
+// an event needed the whole layout first: what the pass added to the sink is undone.
+std::optional<ImportStats> importInOnePass(const std::filesystem::path& path, TraceSink& sink,
+    RevisableSink& revisable, const ChromeImportOptions& options, const ProgressFn& progress)
+{
+    const RevisableSink::Mark mark = revisable.mark();
+    ChromeLayout layout;
+    LayoutScanner scanner(layout);
+    ImportStats stats;
+    ChromeJsonConverter converter(ChromeJsonConverter::LateLayout {}, layout, sink, stats);
+    GzipReader input(path, true);
+    ChromeEventReader reader(input, path.string(), true);
+    reader.setScanThreads(options.threads);
+    reader.mapInput();
+    ProgressReporter reporter(progress, input, 0);
+    while (reader.next()) {
+        converter.event(reader, scanner.event(reader.event()));
+        reporter.tick();
+    }
+    scanner.finish(reader.topLevel());
+    if (converter.needsLayoutFirst() || layout.splitsHostThreads()) {
+        revisable.rollback(mark);
+        return std::nullopt;
+    }
+    const model::TimeNs offsetNs = settleLayout(layout, sink, options, stats);
+    converter.finish();
+    converter.describeTracks(revisable);
+    revisable.shiftTracks(static_cast<model::TrackId>(mark.tracks),
+        static_cast<model::TrackId>(revisable.mark().tracks), -offsetNs);
+    reporter.report(input.fileSizeBytes());
+    finishStats(stats, reader, input);
+    return stats;
+}
+
 }  // namespace
 
 ImportStats importChromeJson(const std::filesystem::path& path, TraceSink& sink,
     const ChromeImportOptions& options, const ProgressFn& progress)
 {
+    int reads = 0;
+    if (RevisableSink* revisable = sink.revisable(); revisable && !options.prescan.layout) {
+        if (std::optional<ImportStats> stats =
+                importInOnePass(path, sink, *revisable, options, progress)) {
+            stats->reads = 1;
+            return *std::move(stats);
+        }
+        reads = 1;
+    }
+    reads += options.prescan.layout ? 1 : 2;
     const std::string fileName = path.string();
     // Pass 1: the layout (made ahead, or now), then pass 2: the events.
     ChromeEventImporter importer(
@@ -82,12 +141,8 @@ ImportStats importChromeJson(const std::filesystem::path& path, TraceSink& sink,
     ImportStats stats = importer.finish();
     reporter.report(input.fileSizeBytes());
 
-    stats.bytes = reader.position();
-    finishChromeStats(stats, reader.truncation(),
-        input.truncated() ? "the gzip stream ends early (after " + std::to_string(input.bytesRead())
-                + " uncompressed bytes)"
-                          : std::string(),
-        reader.endNote());
+    finishStats(stats, reader, input);
+    stats.reads = reads;
     return stats;
 }
 

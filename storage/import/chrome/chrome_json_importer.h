@@ -3,24 +3,30 @@
 // TraceSink: torch.profiler/Kineto traces first, and Chrome DevTools, VizTracer and other
 // producers of the format.
 //
-// Two streaming passes over the file, each with bounded memory (ChromeEventReader):
-//  1. a pre-scan learns what the sink must know before the first event: the earliest
-//     timestamp (time 0), the M metadata (process/thread names, sort indices, labels,
-//     which usually come last in Kineto files), which pids are GPUs ("GPU N" labels,
-//     kernel / memcpy / memset categories, or `device` + `stream` args on a thread that
-//     runs no host work; never the process's name, which Kineto gives its GPU pids too),
-//     the last timestamp of each thread (to close unfinished slices), the keys of each
-//     counter, and the top-level members
-//     (distributedInfo, baseTimeNanoseconds, deviceProperties).
-//  2. the main pass converts and emits every event in file order; tracks are created
-//     on first use, already with their final names and kinds. Pass 2 checks the syntax
-//     of every event (scanJsonObject) on the threads that scan ahead of the converter,
-//     which have time to spare; pass 1, whose scan is what it waits for, only finds the
-//     members (listJsonObject) and takes a malformed nested value as absent: pass 2
-//     then stops at it with its error. The errors are thus the same, at the same bytes.
-// Re-reading (and re-inflating) the file is cheaper than the alternatives: buffering
-// events needs memory proportional to the file, and fixing track names or time 0 after
-// the fact would need a mutable sink.
+// What the sink must know of the trace's layout comes from the whole file: the earliest
+// timestamp (time 0), the M metadata (process/thread names, sort indices, labels, which
+// usually come last in Kineto files), which pids are GPUs ("GPU N" labels, kernel / memcpy /
+// memset categories, or `device` + `stream` args on a thread that runs no host work; never
+// the process's name, which Kineto gives its GPU pids too), the last timestamp of each
+// thread (to close unfinished slices), the keys of each counter, and the top-level members
+// (distributedInfo, baseTimeNanoseconds, deviceProperties). Events are converted and
+// emitted in file order, tracks created on first use. Each pass streams the file with
+// bounded memory (ChromeEventReader) and checks the syntax of every event
+// (scanJsonObject) on the threads that scan ahead of the converter.
+//
+// One pass, when the sink takes a late layout (TraceSink::revisable(): the store
+// builder) and no pass 1 was made ahead: each event is learnt, then converted with the
+// layout so far, its times on the trace's clock; at the end the tracks get their final
+// kinds and names and are moved to time 0. Two things need the layout before an event can
+// be emitted: an X without "dur" (it ends at its thread's last time) and a flow end bound
+// to the next slice; so does a pid whose host threads move to a process of their own. A
+// file with any of them is undone in the sink and read again in two passes.
+//
+// Two passes otherwise (an exporting sink, several rank files that agree on time 0 first):
+//  1. a pre-scan learns the layout; it only finds each event's members (listJsonObject)
+//     and takes a malformed nested value as absent: pass 2 then stops at it with the
+//     checked scan's error, at the same byte as a single pass;
+//  2. the main pass converts and emits every event, tracks already with their final names.
 //
 // Mapping: pid -> Process (or Gpu) track, (pid, tid) -> Thread (or Stream) track; a pid
 // holding GPU streams and host threads (Kineto's python tracer on GPU 0's pid 0) gives a
@@ -126,6 +132,9 @@ struct ImportStats
     AnomalyCount badArgs;  ///< args not an object: ignored
 
     std::uint64_t bytes = 0;  ///< uncompressed JSON bytes
+    /// Times this import read the file: 1 (one pass, or pass 2 of a pass 1 made ahead), 2
+    /// (two passes), 3 (a single pass undone, then two).
+    int reads = 0;
     model::TimeNs originNs = 0;  ///< absolute time of time 0 (as the "origin_ns" meta)
     model::TimeNs endNs = 0;  ///< last time of any event, relative to time 0
     bool truncated = false;  ///< the file ended early; events up to the last whole one
@@ -142,7 +151,7 @@ struct ImportStats
 /// Imports `path` into `sink`. Throws InputError (one line: file, byte offset, what was
 /// expected) for input that is not a Chrome trace or is malformed before its end, and
 /// Cancelled when `progress` returns false. Progress is reported in bytes of the file on
-/// disk (compressed bytes for .gz), over both passes.
+/// disk (compressed bytes for .gz), over its one or two passes.
 ImportStats importChromeJson(const std::filesystem::path& path, TraceSink& sink,
     const ChromeImportOptions& options = {}, const ProgressFn& progress = {});
 

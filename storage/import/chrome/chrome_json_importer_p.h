@@ -21,6 +21,8 @@
 
 namespace strata::storage {
 class TraceSink;
+class RevisableSink;
+struct ChromeImportOptions;
 struct ImportStats;
 }  // namespace strata::storage
 
@@ -176,6 +178,9 @@ public:
     /// Decides kinds, names and sort keys of all tracks (a pid holding both GPU streams and
     /// host threads becomes a GPU and a process); `rank` names the processes.
     void finalize(std::optional<std::int64_t> rankToShow);
+    /// Whether finalize() will give a pid's host threads a process of their own (the pid
+    /// also holds GPU streams).
+    bool splitsHostThreads() const;
 
 private:
     StringMap<std::uint32_t> m_threadIndex;
@@ -194,6 +199,37 @@ private:
     std::array<RecentThread, 64> m_recent;
 };
 
+/// What LayoutScanner::event() read of an event, so that the converter beside it (a single
+/// pass) does not read it again.
+struct EventFacts
+{
+    static constexpr std::uint32_t kNoThread = std::numeric_limits<std::uint32_t>::max();
+    Phase phase = Phase::Unknown;
+    MicrosValue ts;
+    MicrosValue dur;  ///< X only
+    std::uint32_t thread = kNoThread;  ///< of a timed event of a known phase
+};
+
+/// Learns a file's layout one event at a time (pass 1, or beside the converter in a
+/// single pass); finish() takes the top-level members read after the last event.
+class LayoutScanner
+{
+public:
+    explicit LayoutScanner(ChromeLayout& layout)
+        : m_layout(layout)
+    {}
+    const EventFacts& event(const ChromeEventFields& event);
+    void finish(std::vector<std::pair<std::string, std::string>> topLevel);
+
+private:
+    ChromeLayout& m_layout;
+    EventFacts m_facts;
+    std::string m_phScratch, m_pidScratch, m_tidScratch, m_catScratch, m_nameScratch, m_scratch;
+    std::vector<JsonField> m_args;
+    std::string m_lastCat;
+    Work m_lastWork = Work::Neutral;
+};
+
 /// Pass 2: converts events (in file order) and emits them to the sink; finish() closes
 /// what is still open and resolves flows bound to a later slice.
 class ChromeJsonConverter
@@ -202,19 +238,40 @@ public:
     /// `offsetNs`: the trace-clock time that becomes time 0.
     ChromeJsonConverter(
         ChromeLayout& layout, TraceSink& sink, ImportStats& stats, model::TimeNs offsetNs);
+    /// Late layout, for a single pass: `layout` is learnt as the events come (a
+    /// LayoutScanner sees each event first), times are the trace clock's, and the tracks
+    /// are made with what the layout says so far. Then, unless needsLayoutFirst():
+    /// layout.finalize(), finish(), describeTracks(), and the sink shifts the tracks to
+    /// time 0.
+    struct LateLayout
+    {};
+    ChromeJsonConverter(LateLayout, ChromeLayout& layout, TraceSink& sink, ImportStats& stats);
     ~ChromeJsonConverter();
     ChromeJsonConverter(const ChromeJsonConverter&) = delete;
     ChromeJsonConverter& operator=(const ChromeJsonConverter&) = delete;
 
     void event(const ChromeEventReader& reader);
+    /// The reader's event, with what a LayoutScanner read of it.
+    void event(const ChromeEventReader& reader, const EventFacts& facts);
     /// An event read elsewhere: its members, its offset in the file, its index in the array.
     void event(const ChromeEventFields& event, std::uint64_t offset, std::uint64_t index);
     void finish();
+    /// Late layout: whether an event needed the layout before it could be emitted (an X
+    /// without dur, a flow end bound to the next slice): the file must then be read twice.
+    bool needsLayoutFirst() const;
+    /// Late layout: gives the tracks made their final kinds, names and sort keys.
+    void describeTracks(RevisableSink& sink) const;
 
 private:
     struct State;
     std::unique_ptr<State> m_state;
 };
+
+/// Finalizes `layout` (with options.rank, else the file's), fills the stats' origin and
+/// end, and writes the file's meta (origin, rank, ...) to `sink`. Returns the trace-clock
+/// time that becomes time 0.
+model::TimeNs settleLayout(
+    ChromeLayout& layout, TraceSink& sink, const ChromeImportOptions& options, ImportStats& stats);
 
 /// Sets stats.unknownPhasesText from stats.eventsByPhase (when unknownPhases has events).
 void describeUnknownPhases(ImportStats& stats);

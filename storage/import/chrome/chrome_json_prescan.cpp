@@ -132,14 +132,14 @@ DeviceArgs deviceArgs(std::string_view argsRaw, std::vector<JsonField>& fields)
     return out;
 }
 
-void readMetadata(ChromeLayout& layout, ChromeEventReader& reader, std::string& scratch,
+void readMetadata(ChromeLayout& layout, const ChromeEventFields& event, std::string& scratch,
     std::vector<JsonField>& args)
 {
     std::string nameScratch;
-    auto name = jsonString(reader.event().name, nameScratch);
+    auto name = jsonString(event.name, nameScratch);
     if (!name)
         return;
-    std::string_view argsRaw = reader.event().args;
+    std::string_view argsRaw = event.args;
     if (argsRaw.empty() || argsRaw.front() != '{')
         return;
     try {
@@ -149,8 +149,8 @@ void readMetadata(ChromeLayout& layout, ChromeEventReader& reader, std::string& 
     }
     std::string pidScratch;
     std::string tidScratch;
-    std::string_view pid = idText(reader.event().pid, pidScratch);
-    std::string_view tid = idText(reader.event().tid, tidScratch);
+    std::string_view pid = idText(event.pid, pidScratch);
+    std::string_view tid = idText(event.tid, tidScratch);
     if (*name == "process_name" || *name == "process_labels" || *name == "process_sort_index") {
         ProcessInfo& p = layout.processes[layout.process(pid)];
         if (*name == "process_name") {
@@ -574,103 +574,122 @@ void ChromeLayout::finalize(std::optional<std::int64_t> rankToShow)
     }
 }
 
+bool ChromeLayout::splitsHostThreads() const
+{
+    const PidWork work = pidWork(*this);
+    for (std::size_t i = 0; i < work.host.size(); ++i) {
+        if (work.host[i] && work.device[i])
+            return true;
+    }
+    return false;
+}
+
+const EventFacts& LayoutScanner::event(const ChromeEventFields& event)
+{
+    ChromeLayout& layout = m_layout;
+    m_facts = {};
+    auto ph = jsonString(event.ph, m_phScratch);
+    const Phase phase = ph ? classifyPhase(*ph) : Phase::Unknown;
+    m_facts.phase = phase;
+    if (phase == Phase::Metadata) {
+        readMetadata(layout, event, m_scratch, m_args);
+        return m_facts;
+    }
+    // Time 0 and the end come from every timed event, imported or not.
+    m_facts.ts = readMicros(event.ts);
+    if (!m_facts.ts.usable())
+        return m_facts;
+    const model::TimeNs ts = m_facts.ts.ns;
+    model::TimeNs end = ts;
+    if (phase == Phase::Complete) {
+        m_facts.dur = readMicros(event.dur);
+        if (m_facts.dur.usable() && m_facts.dur.ns > 0)
+            end += m_facts.dur.ns;
+    }
+    layout.minTsNs = layout.minTsNs == kNoTime ? ts : std::min(layout.minTsNs, ts);
+    layout.maxEndNs = std::max(layout.maxEndNs, end);
+    if (phase == Phase::Unknown)
+        return m_facts;
+    std::string_view pid = idText(event.pid, m_pidScratch);
+    std::string_view tid = idText(event.tid, m_tidScratch);
+    m_facts.thread = layout.thread(pid, tid);
+    ThreadInfo& thread = layout.threads[m_facts.thread];
+    ProcessInfo& process = layout.processes[thread.process];
+    process.hasEvents = true;
+    thread.maxEndNs = std::max(thread.maxEndNs, end);
+
+    std::string_view cat = jsonString(event.cat, m_catScratch).value_or("");
+    if (cat != m_lastCat) {
+        m_lastCat.assign(cat);
+        m_lastWork = classifyCategory(cat);
+    }
+    const bool slice = phase == Phase::Complete || phase == Phase::Begin;
+    if (slice) {
+        ++thread.slices;
+        thread.sliceArgBytes += event.args.size();
+    }
+    if (m_lastWork == Work::Cpu) {
+        thread.cpuWork = process.cpuWork = true;
+    } else if (m_lastWork == Work::Gpu) {
+        thread.gpuWork = process.gpuWork = true;
+        if (slice && !process.device)
+            process.device = deviceArgs(event.args, m_args).device;
+    } else if (slice) {
+        // A category Strata does not know (cuda_sync, a newer Kineto's): a GPU
+        // activity when its args name a device and a stream.
+        const DeviceArgs d = deviceArgs(event.args, m_args);
+        if (d.device && d.stream) {
+            thread.gpuWork = process.gpuWork = true;
+            process.device = process.device.value_or(*d.device);
+        }
+    }
+
+    if (phase == Phase::Counter) {
+        std::string_view argsRaw = event.args;
+        bool wellFormed = !argsRaw.empty() && argsRaw.front() == '{';
+        try {
+            if (wellFormed)
+                scanJsonObject(argsRaw, m_args);
+        } catch (const JsonSyntaxError&) {
+            wellFormed = false;  // pass 2 stops at it with its error
+        }
+        if (wellFormed) {
+            std::string series(pid);
+            series.push_back('\x1f');
+            series.append(jsonString(event.name, m_nameScratch).value_or(""));
+            if (std::string_view id = event.id; !id.empty()) {
+                series.push_back(' ');
+                series.append(idText(id, m_scratch));
+            }
+            std::vector<std::string>& keys = layout.counterKeys[series];
+            for (const JsonField& f : m_args) {
+                if (std::find(keys.begin(), keys.end(), f.key) == keys.end())
+                    keys.emplace_back(f.key);
+            }
+        }
+    } else if (phase == Phase::FlowEnd) {
+        auto bp = jsonString(event.bp, m_scratch);
+        if (!bp || *bp != "e")
+            thread.nextSliceFlowNs.push_back(ts);
+    }
+    return m_facts;
+}
+
+void LayoutScanner::finish(std::vector<std::pair<std::string, std::string>> topLevel)
+{
+    m_layout.topLevel = std::move(topLevel);
+    readTopLevel(m_layout);
+}
+
 ChromeLayout preScan(ChromeEventReader& reader, const std::function<void()>& onEvent)
 {
     ChromeLayout layout;
-    std::string phScratch, pidScratch, tidScratch, catScratch, nameScratch, scratch;
-    std::vector<JsonField> args;
-    std::string lastCat;
-    Work lastWork = Work::Neutral;
+    LayoutScanner scanner(layout);
     while (reader.next()) {
-        auto ph = jsonString(reader.event().ph, phScratch);
-        const Phase phase = ph ? classifyPhase(*ph) : Phase::Unknown;
-        if (phase == Phase::Metadata) {
-            readMetadata(layout, reader, scratch, args);
-            onEvent();
-            continue;
-        }
-        // Time 0 and the end come from every timed event, imported or not.
-        auto ts = parseMicros(reader.event().ts);
-        if (!ts) {
-            onEvent();
-            continue;
-        }
-        model::TimeNs end = *ts;
-        if (phase == Phase::Complete) {
-            if (auto dur = parseMicros(reader.event().dur); dur && *dur > 0)
-                end += *dur;
-        }
-        layout.minTsNs = layout.minTsNs == kNoTime ? *ts : std::min(layout.minTsNs, *ts);
-        layout.maxEndNs = std::max(layout.maxEndNs, end);
-        if (phase == Phase::Unknown) {
-            onEvent();
-            continue;
-        }
-        std::string_view pid = idText(reader.event().pid, pidScratch);
-        std::string_view tid = idText(reader.event().tid, tidScratch);
-        ThreadInfo& thread = layout.threads[layout.thread(pid, tid)];
-        ProcessInfo& process = layout.processes[thread.process];
-        process.hasEvents = true;
-        thread.maxEndNs = std::max(thread.maxEndNs, end);
-
-        std::string_view cat = jsonString(reader.event().cat, catScratch).value_or("");
-        if (cat != lastCat) {
-            lastCat.assign(cat);
-            lastWork = classifyCategory(cat);
-        }
-        const bool slice = phase == Phase::Complete || phase == Phase::Begin;
-        if (slice) {
-            ++thread.slices;
-            thread.sliceArgBytes += reader.event().args.size();
-        }
-        if (lastWork == Work::Cpu) {
-            thread.cpuWork = process.cpuWork = true;
-        } else if (lastWork == Work::Gpu) {
-            thread.gpuWork = process.gpuWork = true;
-            if (slice && !process.device)
-                process.device = deviceArgs(reader.event().args, args).device;
-        } else if (slice) {
-            // A category Strata does not know (cuda_sync, a newer Kineto's): a GPU
-            // activity when its args name a device and a stream.
-            const DeviceArgs d = deviceArgs(reader.event().args, args);
-            if (d.device && d.stream) {
-                thread.gpuWork = process.gpuWork = true;
-                process.device = process.device.value_or(*d.device);
-            }
-        }
-
-        if (phase == Phase::Counter) {
-            std::string_view argsRaw = reader.event().args;
-            bool wellFormed = !argsRaw.empty() && argsRaw.front() == '{';
-            try {
-                if (wellFormed)
-                    scanJsonObject(argsRaw, args);
-            } catch (const JsonSyntaxError&) {
-                wellFormed = false;  // pass 2 stops at it with its error
-            }
-            if (wellFormed) {
-                std::string series(pid);
-                series.push_back('\x1f');
-                series.append(jsonString(reader.event().name, nameScratch).value_or(""));
-                if (std::string_view id = reader.event().id; !id.empty()) {
-                    series.push_back(' ');
-                    series.append(idText(id, scratch));
-                }
-                std::vector<std::string>& keys = layout.counterKeys[series];
-                for (const JsonField& f : args) {
-                    if (std::find(keys.begin(), keys.end(), f.key) == keys.end())
-                        keys.emplace_back(f.key);
-                }
-            }
-        } else if (phase == Phase::FlowEnd) {
-            auto bp = jsonString(reader.event().bp, scratch);
-            if (!bp || *bp != "e")
-                thread.nextSliceFlowNs.push_back(*ts);
-        }
+        scanner.event(reader.event());
         onEvent();
     }
-    layout.topLevel = reader.topLevel();
-    readTopLevel(layout);
+    scanner.finish(reader.topLevel());
     return layout;
 }
 

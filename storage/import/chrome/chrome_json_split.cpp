@@ -418,6 +418,32 @@ void forEachChromeEvent(std::string_view text, std::uint64_t base, const std::st
     }
 }
 
+namespace chrome {
+
+TimeNs settleLayout(
+    ChromeLayout& layout, TraceSink& sink, const ChromeImportOptions& options, ImportStats& stats)
+{
+    const std::optional<std::int64_t> rank =
+        options.rank >= 0 ? std::optional<std::int64_t>(options.rank) : layout.rank;
+    layout.finalize(rank);
+
+    const TimeNs base = layout.baseTimeNs.value_or(0);
+    const TimeNs minTs = layout.minTsNs == kNoTime ? 0 : layout.minTsNs;
+    const TimeNs originAbs = options.originNs ? *options.originNs : base + minTs;
+    stats.originNs = originAbs;
+    stats.endNs = layout.maxEndNs == kNoTime ? 0 : layout.maxEndNs + base - originAbs;
+    sink.setMeta("origin_ns", std::to_string(originAbs));
+    if (rank)
+        sink.setMeta("rank", std::to_string(*rank));
+    if (layout.worldSize)
+        sink.setMeta("world_size", std::to_string(*layout.worldSize));
+    if (!layout.deviceProperties.empty())
+        sink.setMeta("device_properties", layout.deviceProperties);
+    return originAbs - base;
+}
+
+}  // namespace chrome
+
 struct ChromeEventImporter::State
 {
     ChromeLayout layout;
@@ -435,23 +461,8 @@ ChromeEventImporter::ChromeEventImporter(const ChromePrescan& prescan, TraceSink
     State& s = *m_state;
     s.fileName = std::move(fileName);
     s.layout = *prescan.layout;  // a copy: pass 2 writes into its own
-    const std::optional<std::int64_t> rank =
-        options.rank >= 0 ? std::optional<std::int64_t>(options.rank) : s.layout.rank;
-    s.layout.finalize(rank);
-
-    const TimeNs base = s.layout.baseTimeNs.value_or(0);
-    const TimeNs minTs = s.layout.minTsNs == kNoTime ? 0 : s.layout.minTsNs;
-    const TimeNs originAbs = options.originNs ? *options.originNs : base + minTs;
-    s.stats.originNs = originAbs;
-    s.stats.endNs = s.layout.maxEndNs == kNoTime ? 0 : s.layout.maxEndNs + base - originAbs;
-    sink.setMeta("origin_ns", std::to_string(originAbs));
-    if (rank)
-        sink.setMeta("rank", std::to_string(*rank));
-    if (s.layout.worldSize)
-        sink.setMeta("world_size", std::to_string(*s.layout.worldSize));
-    if (!s.layout.deviceProperties.empty())
-        sink.setMeta("device_properties", s.layout.deviceProperties);
-    s.converter = std::make_unique<ChromeJsonConverter>(s.layout, sink, s.stats, originAbs - base);
+    const TimeNs offsetNs = settleLayout(s.layout, sink, options, s.stats);
+    s.converter = std::make_unique<ChromeJsonConverter>(s.layout, sink, s.stats, offsetNs);
 }
 
 ChromeEventImporter::~ChromeEventImporter() = default;

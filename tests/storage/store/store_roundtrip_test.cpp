@@ -32,7 +32,75 @@ std::filesystem::path buildStore(const storage::MemoryTrace& trace, const std::f
     return path;
 }
 
+/// The trace as a producer with a late layout first sends it (trace_sink.h's
+/// RevisableSink): every track a Group named "?", every time `deltaNs` later.
+class Provisional : public storage::MemoryTrace
+{
+public:
+    model::TrackId addTrack(model::TrackId parent, model::ResourceKind, std::string, std::int64_t,
+        std::string unit) override
+    {
+        return MemoryTrace::addTrack(parent, model::ResourceKind::Group, "?", 0, std::move(unit));
+    }
+
+    void shift(model::TimeNs deltaNs)
+    {
+        for (model::TrackId id = 0; id < resources().size(); ++id) {
+            storage::MemoryTrack& t = track(id);
+            for (model::Interval& e : t.intervals) {
+                e.startNs += deltaNs;
+                e.endNs += deltaNs;
+            }
+            for (model::Instant& e : t.instants)
+                e.timeNs += deltaNs;
+            for (model::CounterSample& e : t.counters)
+                e.timeNs += deltaNs;
+            for (model::Flow& f : t.flows) {
+                f.fromNs += deltaNs;
+                f.toNs += deltaNs;
+            }
+            for (model::StackSample& e : t.samples)
+                e.timeNs += deltaNs;
+        }
+    }
+};
+
 } // namespace
+
+TEST_CASE("a build revised late (an import undone, tracks described and moved at the end) gives "
+          "the store of the final trace",
+    "[store][spill]") {
+    storage::MemoryTrace trace;
+    test::makeRandomTrace({ .seed = 29, .threads = 4, .intervalsPerThread = 4000 }, trace);
+    Provisional provisional;
+    trace.replayInto(provisional);
+    const model::TimeNs deltaNs = 1'234'567'891;
+    provisional.shift(deltaNs);
+    test::TempDir dir;
+    for (const std::size_t budget : { std::size_t(512) << 20, std::size_t(64) << 10 }) {
+        INFO("memory budget " << budget);
+        storage::StoreBuildOptions options;
+        options.memoryBudgetBytes = budget;  // 64 KB: spills every ~1000 events
+        const std::string expected = readBytes(buildStore(trace, dir / "expected.strata", options));
+
+        storage::StoreBuilder builder(dir / "revised.strata", options);
+        storage::RevisableSink& revisable = *builder.revisable();
+        const storage::RevisableSink::Mark empty = revisable.mark();
+        provisional.replayInto(builder);  // an import, undone
+        CHECK(builder.eventCount() == trace.eventCount());
+        revisable.rollback(empty);
+        CHECK(builder.eventCount() == 0);
+        CHECK(builder.resources().size() == 0);
+        CHECK(builder.strings().size() == 1);
+
+        provisional.replayInto(builder);  // read again; described and moved at the end
+        for (const model::TrackInfo& info : trace.resources().tracks())
+            revisable.describeTrack(info.id, info.kind, info.name, info.sortKey);
+        revisable.shiftTracks(0, static_cast<model::TrackId>(builder.resources().size()), -deltaNs);
+        builder.finish();
+        CHECK(readBytes(dir / "revised.strata") == expected);
+    }
+}
 
 TEST_CASE("events written then read back are identical", "[store]")
 {
