@@ -29,7 +29,8 @@ public:
     StringId intern(std::string_view text);
     /// The id of `text` if present.
     bool find(std::string_view text, StringId& id) const;
-    /// The text of a valid id (the view stays valid for the table's lifetime).
+    /// The text of a valid id (the view stays valid for the table's lifetime, or until
+    /// truncate() forgets the id).
     std::string_view text(StringId id) const { return m_texts[id]; }
     std::size_t size() const { return m_texts.size(); }
     /// Forgets the strings interned after the first `size` (an import undone, see

@@ -1,11 +1,13 @@
 #include "storage/store/spill_file.h"
 
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
-#include <stdexcept>
 #include <unistd.h>
 #include <zstd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
 
 namespace strata::storage {
 
@@ -207,6 +209,14 @@ void SpillFile::forgetTracksFrom(model::TrackId first)
         m_segments.resize(first);
         m_totals.resize(first);
     }
+    // The bytes after the last segment kept are no one's: give them back.
+    std::uint64_t end = 0;
+    for (const std::vector<Segment>& segments : m_segments) {
+        if (!segments.empty())
+            end = std::max(end, segments.back().offset + segments.back().size);
+    }
+    if (end < m_size && ::ftruncate(m_fd, static_cast<off_t>(end)) == 0)
+        m_size = end;
 }
 
 void SpillFile::forEachSegment(

@@ -43,7 +43,8 @@ public:
     std::uint64_t eventBytes(model::TrackId track) const;
     /// Moves the track's spilled events by `deltaNs` (as they are read back).
     void shiftTrack(model::TrackId track, model::TimeNs deltaNs);
-    /// Forgets the segments of tracks from `first` on (their bytes stay in the file).
+    /// Forgets the segments of tracks from `first` on; the file keeps what lies before the
+    /// last segment of another track.
     void forgetTracksFrom(model::TrackId first);
     const std::filesystem::path& path() const { return m_path; }
     bool empty() const { return m_segments.empty(); }

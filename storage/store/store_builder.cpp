@@ -437,6 +437,10 @@ void StoreBuilder::shiftTracks(model::TrackId first, model::TrackId end, model::
         span.minNs += deltaNs;
         span.maxNs += deltaNs;
     }
+    for (model::KernelMetric& metric : m_kernelMetrics) {
+        if (metric.track >= first && metric.track < end)
+            metric.startNs += deltaNs;
+    }
 }
 
 void StoreBuilder::addInterval(model::TrackId track, const model::Interval& interval,

@@ -89,8 +89,7 @@ public:
     model::TrackId addForeignTrack(const TrackPath& path) override;
     static constexpr model::TrackId kForeignTrackBase = 0x80000000u;
 
-    // Late layout (trace_sink.h). A rollback keeps what it leaves in the spill file, as
-    // disk to be freed with it.
+    // Late layout (trace_sink.h).
     RevisableSink* revisable() override { return this; }
     Mark mark() const override;
     void rollback(const Mark& mark) override;

@@ -111,7 +111,9 @@ public:
     /// Gives a track made since the mark its final kind, name and sort key.
     virtual void describeTrack(
         model::TrackId track, model::ResourceKind kind, std::string name, std::int64_t sortKey) = 0;
-    /// Moves every event of tracks [first, end) by `deltaNs` (flows: both ends).
+    /// Moves every event of tracks [first, end) by `deltaNs`: the flows that leave them
+    /// (both ends: a producer moves the tracks of one trace together) and their kernels'
+    /// metrics too.
     virtual void shiftTracks(model::TrackId first, model::TrackId end, model::TimeNs deltaNs) = 0;
 };
 

@@ -90,20 +90,31 @@ std::optional<ImportStats> importInOnePass(const std::filesystem::path& path, Tr
     reader.setScanThreads(options.threads);
     reader.mapInput();
     ProgressReporter reporter(progress, input, 0);
-    while (reader.next()) {
-        converter.event(reader, scanner.event(reader.event()));
-        reporter.tick();
+    try {
+        // What needs the layout first is known at once (an X without dur, a flow end bound
+        // to the next slice), or at the end (a pid whose host threads move out).
+        while (!converter.needsLayoutFirst() && reader.next()) {
+            converter.event(reader, scanner.event(reader.event()));
+            reporter.tick();
+        }
+        if (converter.needsLayoutFirst()) {
+            revisable.rollback(mark);
+            return std::nullopt;
+        }
+        scanner.finish(reader.topLevel());
+        if (layout.splitsHostThreads()) {
+            revisable.rollback(mark);
+            return std::nullopt;
+        }
+        const model::TimeNs offsetNs = settleLayout(layout, sink, options, stats);
+        converter.finish();
+        converter.describeTracks(revisable);
+        revisable.shiftTracks(static_cast<model::TrackId>(mark.tracks),
+            static_cast<model::TrackId>(revisable.mark().tracks), -offsetNs);
+    } catch (...) {
+        revisable.rollback(mark);  // no half-named tracks on the trace clock stay behind
+        throw;
     }
-    scanner.finish(reader.topLevel());
-    if (converter.needsLayoutFirst() || layout.splitsHostThreads()) {
-        revisable.rollback(mark);
-        return std::nullopt;
-    }
-    const model::TimeNs offsetNs = settleLayout(layout, sink, options, stats);
-    converter.finish();
-    converter.describeTracks(revisable);
-    revisable.shiftTracks(static_cast<model::TrackId>(mark.tracks),
-        static_cast<model::TrackId>(revisable.mark().tracks), -offsetNs);
     reporter.report(input.fileSizeBytes());
     finishStats(stats, reader, input);
     return stats;

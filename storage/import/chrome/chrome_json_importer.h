@@ -20,9 +20,11 @@
 // kinds and names and are moved to time 0. Two things need the layout before an event can
 // be emitted: an X without "dur" (it ends at its thread's last time) and a flow end bound
 // to the next slice; so does a pid whose host threads move to a process of their own. A
-// file with any of them is undone in the sink and read again in two passes.
+// file with any of them is undone in the sink (at the first such event, or at the end) and
+// read again in two passes. A failed single pass is undone too before its error goes on.
 //
-// Two passes otherwise (an exporting sink, several rank files that agree on time 0 first):
+// Two passes otherwise (an exporting sink; rank files whose pass 1 was made ahead, so that
+// they agree on time 0 before any is imported: when other files join to them):
 //  1. a pre-scan learns the layout; it only finds each event's members (listJsonObject)
 //     and takes a malformed nested value as absent: pass 2 then stops at it with the
 //     checked scan's error, at the same byte as a single pass;

@@ -128,6 +128,57 @@ TEST_CASE("Chrome single pass: what needs the layout first is undone and read in
     CHECK(checkSame(fixtures / "kineto_gpu_on_host_pid.json", dir.path()) == 3);
 }
 
+TEST_CASE("Chrome single pass: a file undone after another in the same store, spilled or not, "
+          "leaves the other as it was",
+    "[chrome]") {
+    test::TempDir dir;
+    const std::filesystem::path fixtures = std::filesystem::path(STRATA_TEST_DATA_DIR) / "chrome";
+    const std::filesystem::path first = fixtures / "kineto_small.json";
+    const std::filesystem::path noDur = dir.path() / "no_dur.json";
+    std::ofstream(noDur) << R"({"traceEvents":[
+        {"ph":"X","name":"op","cat":"cpu_op","pid":7,"tid":1,"ts":12,"dur":5,"args":{"a":1}},
+        {"ph":"C","name":"mem","pid":7,"ts":13,"args":{"used":5}},
+        {"ph":"X","name":"step","pid":7,"tid":1,"ts":10},
+        {"ph":"X","name":"late","pid":7,"tid":2,"ts":30,"dur":7}]})";
+    // Both into one store: the second is read once, undone at its X without dur (after
+    // the first's tracks, strings and spilled segments), then read in two passes.
+    auto both = [&](const std::filesystem::path& store, bool twoPasses, std::size_t budget) {
+        storage::StoreBuildOptions buildOptions;
+        buildOptions.memoryBudgetBytes = budget;
+        storage::StoreBuilder builder(store, buildOptions);
+        for (const auto& file : { first, noDur }) {
+            storage::ChromeImportOptions options;
+            if (twoPasses)
+                options.prescan = storage::prescanChromeJson(file, options);
+            const storage::ImportStats stats = storage::importChromeJson(file, builder, options);
+            CHECK(stats.reads == (twoPasses ? 1 : file == first ? 1 : 3));
+        }
+        builder.finish();
+        return test::readFile(store);
+    };
+    for (const std::size_t budget : { std::size_t(512) << 20, std::size_t(2048) }) {
+        INFO("memory budget " << budget);
+        const std::string once = both(dir / "once.strata", false, budget);
+        CHECK(once.size() > 1000);
+        CHECK((once == both(dir / "twice.strata", true, budget)));
+    }
+
+    // A file that fails half way leaves nothing of it: the store is the first file's.
+    auto withFailure = [&](const std::filesystem::path& store, bool failing) {
+        storage::StoreBuildOptions buildOptions;
+        buildOptions.memoryBudgetBytes = 2048;
+        storage::StoreBuilder builder(store, buildOptions);
+        storage::importChromeJson(first, builder);
+        if (failing) {
+            CHECK_THROWS_AS(storage::importChromeJson(fixtures / "malformed_middle.json", builder),
+                storage::InputError);
+        }
+        builder.finish();
+        return test::readFile(store);
+    };
+    CHECK((withFailure(dir / "failed.strata", true) == withFailure(dir / "alone.strata", false)));
+}
+
 TEST_CASE("Chrome single pass: every real Chrome/Kineto trace gives the store of two passes",
     "[chrome][real]") {
     const std::filesystem::path real(STRATA_REAL_DATA_DIR);
