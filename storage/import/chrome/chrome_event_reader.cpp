@@ -93,8 +93,8 @@ ChromeEventReader::ChromeEventReader(GzipReader& input, std::string fileName, bo
     , m_fileName(std::move(fileName))
     , m_keepTopLevel(keepTopLevel)
 {
-    m_buf.resize(kInitialWindowBytes);
-    m_data = m_buf.data();
+    // The window is allocated when first read into: a mapped file needs none (a 2 MB
+    // window zero-filled and freed cost most of a small file's import).
 }
 
 bool ChromeEventReader::mapInput()
@@ -138,7 +138,9 @@ bool ChromeEventReader::refill()
         m_len -= m_pos;
         m_pos = 0;
     }
-    if (m_len == m_buf.size())
+    if (m_buf.empty())
+        m_buf.resize(kInitialWindowBytes);
+    else if (m_len == m_buf.size())
         m_buf.resize(m_buf.size() * 2);  // one event larger than the window
     const std::size_t before = m_len;
     m_len += readInput(m_buf.data() + m_len, m_buf.size() - m_len);

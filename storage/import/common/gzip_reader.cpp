@@ -330,8 +330,9 @@ GzipReader::GzipReader(const std::filesystem::path& path, bool prefetch, std::ui
     m_startedAtOffset = startAt > 0;
     if (startAt > 0)
         m_source->seek(startAt);
-    if (prefetch)
-        m_prefetcher = std::make_unique<Prefetcher>(*m_source);
+    // The prefetching thread starts at the first read: a file mapped (mapContent) needs
+    // none, and its blocks and thread cost most of a small file's import.
+    m_prefetch = prefetch;
 }
 
 GzipReader::~GzipReader()
@@ -370,6 +371,8 @@ void GzipReader::releaseMapped(std::uint64_t offset)
 
 std::size_t GzipReader::read(char* dst, std::size_t size)
 {
+    if (m_prefetch && !m_prefetcher && !m_map)
+        m_prefetcher = std::make_unique<Prefetcher>(*m_source);
     std::size_t n = m_prefetcher ? m_prefetcher->read(dst, size) : m_source->produce(dst, size);
     m_bytesRead += n;
     return n;

@@ -67,6 +67,7 @@ private:
     struct Prefetcher;
 
     std::unique_ptr<Source> m_source;
+    bool m_prefetch = false;  ///< read ahead once read() is first called
     std::unique_ptr<Prefetcher> m_prefetcher;
     bool m_compressed = false;
     bool m_startedAtOffset = false;
