@@ -224,10 +224,7 @@ IngestSummary ingestTraces(const IngestRequest& request, const IngestProgress& p
     std::vector<storage::ChromePrescan> prescans(traces.size());
     context.chromePrescans = &prescans;
     RankAlignment alignment;
-    const bool alignAfter = traces.size() > 1 && joins.empty()
-        && std::all_of(traces.begin(), traces.end(), [&](const std::filesystem::path& trace) {
-               return plan.formatOf(trace) == storage::TraceFormat::Chrome;
-           });
+    const bool alignAfter = alignsRanksAfter(plan);
     const bool prescanFirst = traces.size() > 1 && !alignAfter;  // a lone file: read once
     if (alignAfter)
         context.alignment = &alignment;

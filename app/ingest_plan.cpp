@@ -87,18 +87,37 @@ void RankAlignment::imported(storage::StoreBuilder& builder, model::TrackId firs
     m_files.push_back({ &builder, first, end, originNs });
 }
 
-void RankAlignment::align()
+std::optional<model::TimeNs> RankAlignment::earliest()
 {
     std::lock_guard lock(m_mutex);
-    if (m_files.empty())
-        return;
-    model::TimeNs origin = m_files.front().originNs;
+    std::optional<model::TimeNs> origin;
     for (const File& file : m_files)
-        origin = std::min(origin, file.originNs);
+        origin = std::min(origin.value_or(file.originNs), file.originNs);
+    return origin;
+}
+
+void RankAlignment::align()
+{
+    if (const std::optional<model::TimeNs> origin = earliest())
+        alignTo(*origin);
+}
+
+void RankAlignment::alignTo(model::TimeNs originNs)
+{
+    std::lock_guard lock(m_mutex);
     for (const File& file : m_files) {
-        file.builder->shiftTracks(file.first, file.end, file.originNs - origin);
-        file.builder->setMeta("origin_ns", std::to_string(origin));
+        file.builder->shiftTracks(file.first, file.end, file.originNs - originNs);
+        file.builder->setMeta("origin_ns", std::to_string(originNs));
     }
+}
+
+bool alignsRanksAfter(const IngestPlan& plan)
+{
+    return plan.traces.size() > 1 && plan.joins.empty()
+        && std::all_of(
+            plan.traces.begin(), plan.traces.end(), [&](const std::filesystem::path& trace) {
+                return plan.formatOf(trace) == storage::TraceFormat::Chrome;
+            });
 }
 
 std::vector<std::size_t> groupsBySize(const std::vector<std::uint64_t>& sizes, int shards)

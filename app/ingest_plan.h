@@ -57,6 +57,11 @@ public:
     /// Moves every file's tracks to the earliest time 0, which becomes each builder's
     /// "origin_ns".
     void align();
+    /// The earliest time 0 of the files noted; nullopt when none was.
+    std::optional<model::TimeNs> earliest();
+    /// Moves every file's tracks to `originNs` (the earliest of several processes' files,
+    /// strata-mpi), which becomes each builder's "origin_ns".
+    void alignTo(model::TimeNs originNs);
 
 private:
     struct File
@@ -69,6 +74,12 @@ private:
     std::mutex m_mutex;
     std::vector<File> m_files;
 };
+
+/// Whether the plan's trace files are rank files that are read once and aligned after
+/// (RankAlignment): several, all Chrome, and no file joins to them. Otherwise each Chrome
+/// file's pass 1 comes first (prescanTraceFile), so that they agree on time 0 before any is
+/// imported.
+bool alignsRanksAfter(const IngestPlan& plan);
 
 /// Trace `index` of the plan into `sink` (`builder` gets its import report); it is rank
 /// `index` when the plan has several. Throws InputError when the file yields no event: an

@@ -73,9 +73,10 @@ int ingestCommand(const Comm& comm, const Args& args)
     const std::size_t end = mine ? first[static_cast<std::size_t>(comm.rank()) + 1] : 0;
     constexpr auto kNone = std::numeric_limits<std::int64_t>::max();
 
-    // Phase 1: each rank makes its Chrome files' pass 1, the ranks agree on time 0, then
-    // each imports its files into its shard, rank 0 showing every rank's reading; or the
-    // ranks share one Paraver file's lines (paraver_split.h) or one Chrome file's events
+    // Phase 1: each rank imports its files into its shard, rank 0 showing every rank's
+    // reading, and the ranks agree on time 0: after, for rank files each read once
+    // (RankAlignment), else from each Chrome file's pass 1 made first; or the ranks share
+    // one Paraver file's lines (paraver_split.h) or one Chrome file's events
     // (chrome_split.h).
     std::uint64_t myBytes = 0;
     for (std::size_t i = begin; i < end; ++i)
@@ -83,7 +84,11 @@ int ingestCommand(const Comm& comm, const Args& args)
     ImportContext context;
     std::vector<storage::ChromePrescan> prescans(plan.traces.size());
     context.chromePrescans = &prescans;
-    if (!split) {
+    RankAlignment alignment;
+    const bool alignAfter = !split && alignsRanksAfter(plan);
+    if (alignAfter)
+        context.alignment = &alignment;
+    if (!split && !alignAfter) {
         {
             // Its bar ends before the collectives below; the import's goes on from where it
             // stopped (a file's pass 1 is its first 30 %).
@@ -137,6 +142,11 @@ int ingestCommand(const Comm& comm, const Args& args)
         if (const std::string failed = comm.firstError(error); !failed.empty()) {
             builder.reset();  // removes its temporary file before the folder goes
             return fail(comm, failed, {}, request.output);
+        }
+        if (alignAfter) {
+            const std::int64_t origin = comm.min(alignment.earliest().value_or(kNone));
+            if (origin != kNone)
+                alignment.alignTo(origin);
         }
     }
     for (const std::string& lines : comm.gather(warnings))
