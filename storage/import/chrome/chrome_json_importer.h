@@ -11,8 +11,8 @@
 // thread (to close unfinished slices), the keys of each counter, and the top-level members
 // (distributedInfo, baseTimeNanoseconds, deviceProperties). Events are converted and
 // emitted in file order, tracks created on first use. Each pass streams the file with
-// bounded memory (ChromeEventReader) and checks the syntax of every event
-// (scanJsonObject) on the threads that scan ahead of the converter.
+// bounded memory (ChromeEventReader); the pass that converts checks the syntax of every
+// event (scanJsonObject) on the threads that scan ahead of the converter.
 //
 // One pass, when the sink takes a late layout (TraceSink::revisable(): the store
 // builder) and no pass 1 was made ahead: each event is learnt, then converted with the
@@ -23,8 +23,9 @@
 // file with any of them is undone in the sink (at the first such event, or at the end) and
 // read again in two passes. A failed single pass is undone too before its error goes on.
 //
-// Two passes otherwise (an exporting sink; rank files whose pass 1 was made ahead, so that
-// they agree on time 0 before any is imported: when other files join to them):
+// Two passes otherwise (a sink without a late layout: an exporter, a recorder of kernels
+// for the files that join to them; rank files whose pass 1 was made ahead, so that they
+// agree on time 0 before any is imported):
 //  1. a pre-scan learns the layout; it only finds each event's members (listJsonObject)
 //     and takes a malformed nested value as absent: pass 2 then stops at it with the
 //     checked scan's error, at the same byte as a single pass;
