@@ -87,7 +87,7 @@ void RankAlignment::imported(storage::StoreBuilder& builder, model::TrackId firs
     m_files.push_back({ &builder, first, end, originNs });
 }
 
-std::optional<model::TimeNs> RankAlignment::earliest()
+std::optional<model::TimeNs> RankAlignment::earliest() const
 {
     std::lock_guard lock(m_mutex);
     std::optional<model::TimeNs> origin;

@@ -58,7 +58,7 @@ public:
     /// "origin_ns".
     void align();
     /// The earliest time 0 of the files noted; nullopt when none was.
-    std::optional<model::TimeNs> earliest();
+    std::optional<model::TimeNs> earliest() const;
     /// Moves every file's tracks to `originNs` (the earliest of several processes' files,
     /// strata-mpi), which becomes each builder's "origin_ns".
     void alignTo(model::TimeNs originNs);
@@ -71,7 +71,7 @@ private:
         model::TrackId end = 0;
         model::TimeNs originNs = 0;
     };
-    std::mutex m_mutex;
+    mutable std::mutex m_mutex;
     std::vector<File> m_files;
 };
 
