@@ -166,13 +166,18 @@ void RunBuilder::finish()
     // the tracks written of all shards, reported under a lock.
     const std::size_t concurrent =
         std::clamp<std::size_t>(static_cast<std::size_t>(m_options.concurrentShards), 1, m_shards.size());
+    // Each shard tiled beside others gets a worker per core, all sharing one slot per
+    // core: a shard that ends first gives its cores to those still tiling (with a fixed
+    // share each, the last shard of a two-file ingest tiled on one core for ~10 % of it).
+    const int threads = std::max(1, m_options.threads);
+    const auto slots = concurrent > 1 ? std::make_shared<TileSlots>(threads) : nullptr;
     std::mutex progressMutex;
     std::vector<std::uint64_t> written(m_shards.size(), 0);
     std::uint64_t writtenAll = 0;
     for (std::size_t i = 0; i < m_shards.size(); ++i) {
         if (span)
             m_shards[i]->extendSpan(*span);
-        m_shards[i]->setThreads(std::max(1, m_options.threads / static_cast<int>(concurrent)));
+        m_shards[i]->setThreads(threads, slots);
         if (m_options.progress) {
             m_shards[i]->setProgress([&, i](std::uint64_t done, std::uint64_t) {
                 std::lock_guard lock(progressMutex);

@@ -17,8 +17,8 @@
 // target. With one shard it is a StoreBuilder at the target: a single store, no manifest.
 //
 // Memory: the budget is shared by the shards (each gets budget / shards, spilling beyond
-// it), and shards are tiled `concurrentShards` at a time (default one), by `threads`
-// workers in all; the shards waiting for their turn spill what they hold first.
+// it), and shards are tiled `concurrentShards` at a time (default one), on `threads`
+// cores in all (TileSlots); the shards waiting for their turn spill what they hold first.
 
 #include "storage/store/store_builder.h"
 
@@ -34,7 +34,7 @@ struct RunBuildOptions
 {
     int shards = 1;
     int threads = 2;  ///< tiling workers, shared by the shards tiled at once
-    /// Shards tiled at once (each by threads / concurrentShards workers): parallel files
+    /// Shards tiled at once (their workers sharing `threads` cores): parallel files
     /// parsed into shards tile side by side; a router's shards (one producer) one by one,
     /// so that only one shard's tracks are in memory.
     int concurrentShards = 1;

@@ -5,10 +5,14 @@
 #include "storage/store/store_schema.h"
 #include "storage/store/store_tables.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <new>
 
 namespace strata::storage {
 
@@ -129,18 +133,65 @@ std::string textChecksum(std::string_view text)
     return hash.hex();
 }
 
-std::string fileChecksum(const std::filesystem::path& file)
+namespace {
+
+/// XXH3-64, streamed.
+class Xxh3
+{
+public:
+    Xxh3()
+        : m_state(XXH3_createState())
+    {
+        if (!m_state)
+            throw std::bad_alloc();
+        XXH3_64bits_reset(m_state.get());
+    }
+    void add(const char* data, std::size_t n) { XXH3_64bits_update(m_state.get(), data, n); }
+    std::string hex() const
+    {
+        char out[17];
+        std::snprintf(out, sizeof out, "%016llx",
+            static_cast<unsigned long long>(XXH3_64bits_digest(m_state.get())));
+        return out;
+    }
+
+private:
+    struct Free
+    {
+        void operator()(XXH3_state_t* state) const { XXH3_freeState(state); }
+    };
+    std::unique_ptr<XXH3_state_t, Free> m_state;
+};
+
+template<typename Hash>
+std::string hashFile(const std::filesystem::path& file)
 {
     std::ifstream in(file, std::ios::binary);
     if (!in)
         throw StoreError(file.string() + ": cannot read");
-    Fnv64 hash;
+    Hash hash;
     std::vector<char> buffer(1 << 20);
     while (in) {
         in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
         hash.add(buffer.data(), static_cast<std::size_t>(in.gcount()));
     }
     return hash.hex();
+}
+
+constexpr std::string_view kXxh3Prefix = "xxh3:";
+
+}  // namespace
+
+std::string fileChecksum(const std::filesystem::path& file)
+{
+    return std::string(kXxh3Prefix) + hashFile<Xxh3>(file);
+}
+
+bool fileHasChecksum(const std::filesystem::path& file, std::string_view checksum)
+{
+    if (checksum.starts_with(kXxh3Prefix))
+        return fileChecksum(file) == checksum;
+    return hashFile<Fnv64>(file) == checksum;
 }
 
 std::string headChecksum(const std::filesystem::path& file)

@@ -146,20 +146,22 @@ void rename(
 /// results waiting for it hold less than `heldBudget` bytes in memory: a long track that
 /// keeps the writer waiting would otherwise stop the other workers after a few short
 /// tracks (t2m.prv, 49 tracks: the tiling phase's two cores 80 % busy, now 98 %).
-/// At most kMaxAhead results wait: each may hold an open spool file.
+/// At most kMaxAhead results wait: each may hold an open spool file. With `slots`, a
+/// worker tiles only while it holds one (StoreBuildOptions::tileSlots).
 class TrackPipeline
 {
 public:
     TrackPipeline(std::vector<std::unique_ptr<StoreBuilder::TrackBuffer>>& tracks,
         const SpillFile* spill, const std::vector<model::StringId>& renamed,
-        const model::LodGrid& grid, int zstdLevel, int threads, FlameSummaryOptions flame,
-        std::filesystem::path spoolFolder, std::size_t spoolMemoryBytes, std::size_t heldBudget,
-        std::size_t pieceBytes)
+        const model::LodGrid& grid, int zstdLevel, int threads, std::shared_ptr<TileSlots> slots,
+        FlameSummaryOptions flame, std::filesystem::path spoolFolder, std::size_t spoolMemoryBytes,
+        std::size_t heldBudget, std::size_t pieceBytes)
         : m_tracks(tracks)
         , m_spill(spill)
         , m_renamed(renamed)
         , m_grid(grid)
         , m_zstdLevel(zstdLevel)
+        , m_slots(std::move(slots))
         , m_flame(flame)
         , m_spoolFolder(std::move(spoolFolder))
         , m_spoolMemoryBytes(spoolMemoryBytes)
@@ -207,6 +209,34 @@ private:
 
     static constexpr std::size_t kMaxAhead = 64;
 
+    /// One of `slots` (if any), from construction to destruction.
+    class SlotHold
+    {
+    public:
+        explicit SlotHold(TileSlots* slots)
+            : m_slots(slots)
+        {
+            if (m_slots)
+                m_slots->acquire();
+        }
+        ~SlotHold()
+        {
+            if (m_slots)
+                m_slots->release();
+        }
+        SlotHold(const SlotHold&) = delete;
+        SlotHold& operator=(const SlotHold&) = delete;
+
+    private:
+        TileSlots* m_slots;
+    };
+
+    bool stopping()
+    {
+        std::lock_guard lock(m_mutex);
+        return m_stop;
+    }
+
     bool mayStart() const
     {
         if (m_next >= m_tracks.size())
@@ -226,6 +256,11 @@ private:
                     return;
                 index = m_next++;
             }
+            // The track is taken before a slot, so that a worker never holds a slot while
+            // it waits for the writer.
+            const SlotHold slot(m_slots.get());
+            if (m_slots && stopping())
+                return;
             Result r;
             try {
                 const auto track = static_cast<model::TrackId>(index);
@@ -265,6 +300,7 @@ private:
     const std::vector<model::StringId>& m_renamed;
     const model::LodGrid m_grid;
     const int m_zstdLevel;
+    const std::shared_ptr<TileSlots> m_slots;
     const FlameSummaryOptions m_flame;
     const std::filesystem::path m_spoolFolder;
     const std::size_t m_spoolMemoryBytes;
@@ -621,7 +657,7 @@ void StoreBuilder::finish()
             auto insertFlamePaths = db.prepare("INSERT INTO flame_paths VALUES(?,?)");
             BatchedInsert insertFlameBucket(db, "flame_buckets", 4);
             TrackPipeline pipeline(m_tracks, m_spill.get(), renamed, grid, m_options.zstdLevel,
-                m_options.threads, m_options.flame,
+                m_options.threads, m_options.tileSlots, m_options.flame,
                 m_target.parent_path().empty() ? "." : m_target.parent_path(),
                 m_options.spoolMemoryBytes, m_options.memoryBudgetBytes / 4,
                 m_options.pieceBytes > 0 ? m_options.pieceBytes : m_options.memoryBudgetBytes / 8);

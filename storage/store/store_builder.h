@@ -33,15 +33,24 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <semaphore>
 #include <vector>
 
 namespace strata::storage {
 
 class SpillFile;
 
+/// Cores that builders tiling side by side share (run_builder.h): a tiling worker holds
+/// one while it tiles a track.
+using TileSlots = std::counting_semaphore<>;
+
 struct StoreBuildOptions
 {
     int threads = 2;
+    /// When given, the workers tile only while they hold one of these slots: the shards
+    /// of one run, each with as many workers as the run has cores, tile side by side on
+    /// those cores, and the last shard still tiling gets all of them.
+    std::shared_ptr<TileSlots> tileSlots;
     int zstdLevel = 6;
     /// Debug hook for fault-injection tests: throw after writing this many tiles.
     std::int64_t abortAfterTiles = -1;
@@ -108,8 +117,12 @@ public:
 
     /// Replaces the progress callback of the options (tracks written / tracks in all).
     void setProgress(ProgressFn progress) { m_options.progress = std::move(progress); }
-    /// Replaces the options' tiling workers.
-    void setThreads(int threads) { m_options.threads = threads; }
+    /// Replaces the options' tiling workers, and the slots they share with other builders.
+    void setThreads(int threads, std::shared_ptr<TileSlots> sharedSlots = nullptr)
+    {
+        m_options.threads = threads;
+        m_options.tileSlots = std::move(sharedSlots);
+    }
 
     /// Moves the events held in memory to the spill file, so that the builder holds none
     /// until finish(): a run's shards waiting for their turn to be tiled (run_builder.h).

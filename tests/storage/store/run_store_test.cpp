@@ -370,6 +370,45 @@ TEST_CASE("a missing, truncated or replaced shard is named in one clean error", 
     REQUIRE_NOTHROW(storage::StoreReader(target));
 }
 
+TEST_CASE("a shard's checksum is XXH3-64; a manifest's older FNV-1a checksums still verify",
+    "[store][run][bad]") {
+    test::TempDir dir;
+    const auto empty = dir.path() / "empty";
+    std::ofstream(empty, std::ios::binary).flush();
+    CHECK(storage::fileChecksum(empty) == "xxh3:2d06800538d394c2");  // XXH3-64 of no bytes
+    const auto a = dir.path() / "a";
+    std::ofstream(a, std::ios::binary) << "a";
+    CHECK(storage::fileHasChecksum(a, "af63dc4c8601ec8c"));  // FNV-1a 64 of "a"
+    CHECK_FALSE(storage::fileHasChecksum(a, "af63dc4c8601ec8d"));
+    CHECK_FALSE(storage::fileHasChecksum(a, storage::fileChecksum(empty)));
+
+    // A run whose manifest lists its shards' FNV-1a checksums, as runs written before.
+    const auto target = dir.path() / "run.strata";
+    buildRun(threeNodes(), target, 2);
+    storage::RunManifest manifest = [&] {
+        storage::SqliteDb db(target, storage::SqliteDb::Mode::ReadOnly);
+        return storage::readRunManifest(db, target);
+    }();
+    const auto old = dir.path() / "old.strata";
+    std::filesystem::create_directory(dir.path() / "old.strata.d");
+    for (storage::RunShard& s : manifest.shards) {
+        const std::filesystem::path from = storage::shardFile(target, s.path);
+        s.path = "old.strata.d/" + from.filename().string();
+        std::filesystem::copy_file(from, storage::shardFile(old, s.path));
+        REQUIRE(s.checksum.starts_with("xxh3:"));
+        s.checksum = storage::textChecksum(readBytes(from));
+    }
+    storage::writeRunManifest(old, manifest);
+    CHECK(storage::StoreReader(old).verifyShards() == 2);
+
+    const std::filesystem::path shard = storage::shardFile(old, manifest.shards[1].path);
+    std::string bytes = readBytes(shard);
+    bytes[bytes.size() / 2] ^= 0x20;  // where the head checksum does not look
+    std::ofstream(shard, std::ios::binary | std::ios::trunc) << bytes;
+    const storage::StoreReader altered(old);
+    REQUIRE_THROWS_WITH(altered.verifyShards(), Catch::Contains("is altered"));
+}
+
 TEST_CASE("a manifest whose shard paths leave its folder is refused", "[store][run][bad]")
 {
     test::TempDir dir;
