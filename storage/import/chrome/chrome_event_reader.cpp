@@ -85,7 +85,9 @@ std::size_t scanChromeEvent(std::string_view text, bool listOnly, ChromeEventFie
                                   addChromeField(*static_cast<ChromeEventFields*>(to), f);
                               },
         [](void* to) { *static_cast<ChromeEventFields*>(to) = ChromeEventFields {}; }, &event };
-    return listOnly ? listJsonObject(text, sink) : scanJsonObject(text, sink);
+    const std::size_t n = listOnly ? listJsonObject(text, sink) : scanJsonObject(text, sink);
+    event.plain = n > 0 && std::memchr(text.data(), '\\', n) == nullptr;
+    return n;
 }
 
 ChromeEventReader::ChromeEventReader(GzipReader& input, std::string fileName, bool keepTopLevel)

@@ -259,8 +259,8 @@ void MainPass::complete(const EventRef& reader, std::uint32_t thread, TimeNs ts,
     } else {
         interval.endNs = ts + dur.ns;
     }
-    interval.name = intern(jsonString(reader.event().name, m_s1).value_or(""));
-    interval.category = intern(jsonString(reader.event().cat, m_s2).value_or(""));
+    interval.name = intern(reader.event().string(reader.event().name, m_s1).value_or(""));
+    interval.category = intern(reader.event().string(reader.event().cat, m_s2).value_or(""));
     interval.depth = model::kAutoDepth;
     interval.role = role(interval.name, interval.category);
     interval.seq = static_cast<std::uint32_t>(reader.eventIndex());
@@ -272,8 +272,8 @@ void MainPass::begin(const EventRef& reader, std::uint32_t thread, TimeNs ts)
     OpenSlice slice;
     slice.offset = reader.eventOffset();
     slice.startNs = ts;
-    slice.name = intern(jsonString(reader.event().name, m_s1).value_or(""));
-    slice.category = intern(jsonString(reader.event().cat, m_s2).value_or(""));
+    slice.name = intern(reader.event().string(reader.event().name, m_s1).value_or(""));
+    slice.category = intern(reader.event().string(reader.event().cat, m_s2).value_or(""));
     slice.seq = static_cast<std::uint32_t>(reader.eventIndex());
     slice.args = std::string(args(reader));
     threadTrack(thread);  // the track exists from the B on, in file order
@@ -296,10 +296,10 @@ void MainPass::end(const EventRef& reader, std::uint32_t thread, TimeNs ts)
     interval.endNs = std::max(ts, slice.startNs);
     interval.name = slice.name;
     if (interval.name == model::kEmptyString)
-        interval.name = intern(jsonString(reader.event().name, m_s1).value_or(""));
+        interval.name = intern(reader.event().string(reader.event().name, m_s1).value_or(""));
     interval.category = slice.category;
     if (interval.category == model::kEmptyString)
-        interval.category = intern(jsonString(reader.event().cat, m_s2).value_or(""));
+        interval.category = intern(reader.event().string(reader.event().cat, m_s2).value_or(""));
     interval.depth = model::kAutoDepth;
     interval.role = role(interval.name, interval.category);
     interval.seq = slice.seq;
@@ -322,7 +322,7 @@ void MainPass::counter(
         m_stats.counterWithoutArgs.add(reader.eventOffset());
         return;
     }
-    std::string base(jsonString(reader.event().name, m_s1).value_or(""));
+    std::string base(reader.event().string(reader.event().name, m_s1).value_or(""));
     if (std::string_view id = reader.event().id; !id.empty())
         base += " " + std::string(idText(id, m_s2));
     m_key.assign(pid);
@@ -389,11 +389,11 @@ void MainPass::flow(
     point.ns = ts;
     point.thread = thread;
     point.absNs = absTs;
-    std::string_view name = jsonString(reader.event().name, m_s1).value_or("");
-    std::string_view cat = jsonString(reader.event().cat, m_s2).value_or("");
+    std::string_view name = reader.event().string(reader.event().name, m_s1).value_or("");
+    std::string_view cat = reader.event().string(reader.event().cat, m_s2).value_or("");
     point.name = intern(name.empty() ? cat : name);
     if (phase == Phase::FlowEnd) {
-        auto bp = jsonString(reader.event().bp, m_s3);
+        auto bp = reader.event().string(reader.event().bp, m_s3);
         point.bindsNextSlice = !bp || *bp != "e";
         m_needsLayoutFirst = m_needsLayoutFirst || (m_late && point.bindsNextSlice);
     }
@@ -445,8 +445,8 @@ void MainPass::flow(
 void MainPass::async(
     const EventRef& reader, Phase phase, std::string_view pid, std::uint32_t process, TimeNs ts)
 {
-    std::string_view name = jsonString(reader.event().name, m_s1).value_or("");
-    std::string_view cat = jsonString(reader.event().cat, m_s2).value_or("");
+    std::string_view name = reader.event().string(reader.event().name, m_s1).value_or("");
+    std::string_view cat = reader.event().string(reader.event().cat, m_s2).value_or("");
     std::string_view id = reader.event().id;
     if (id.empty())
         id = reader.event().id2;
@@ -550,7 +550,7 @@ void MainPass::checkTypes(const EventRef& reader, Phase phase)
 void MainPass::event(const EventRef& reader, const EventFacts* facts)
 {
     ++m_stats.totalEvents;
-    auto ph = jsonString(reader.event().ph, m_s1);
+    auto ph = reader.event().string(reader.event().ph, m_s1);
     if (!ph || ph->empty()) {
         ++m_otherPhases["(none)"];
     } else if (ph->size() == 1 && static_cast<unsigned char>((*ph)[0]) < 128) {
@@ -607,8 +607,9 @@ void MainPass::event(const EventRef& reader, const EventFacts* facts)
         end(reader, thread, ts);
         break;
     case Phase::Instant: {
-        model::Instant instant { ts, intern(jsonString(reader.event().name, m_s1).value_or("")),
-            intern(jsonString(reader.event().cat, m_s4).value_or("")) };
+        model::Instant instant { ts,
+            intern(reader.event().string(reader.event().name, m_s1).value_or("")),
+            intern(reader.event().string(reader.event().cat, m_s4).value_or("")) };
         m_sink.addInstant(threadTrack(thread), instant, args(reader));
         ++m_stats.instants;
         break;

@@ -136,7 +136,7 @@ void readMetadata(ChromeLayout& layout, const ChromeEventFields& event, std::str
     std::vector<JsonField>& args)
 {
     std::string nameScratch;
-    auto name = jsonString(event.name, nameScratch);
+    auto name = event.string(event.name, nameScratch);
     if (!name)
         return;
     std::string_view argsRaw = event.args;
@@ -588,7 +588,7 @@ const EventFacts& LayoutScanner::event(const ChromeEventFields& event)
 {
     ChromeLayout& layout = m_layout;
     m_facts = {};
-    auto ph = jsonString(event.ph, m_phScratch);
+    auto ph = event.string(event.ph, m_phScratch);
     const Phase phase = ph ? classifyPhase(*ph) : Phase::Unknown;
     m_facts.phase = phase;
     if (phase == Phase::Metadata) {
@@ -618,7 +618,7 @@ const EventFacts& LayoutScanner::event(const ChromeEventFields& event)
     process.hasEvents = true;
     thread.maxEndNs = std::max(thread.maxEndNs, end);
 
-    std::string_view cat = jsonString(event.cat, m_catScratch).value_or("");
+    std::string_view cat = event.string(event.cat, m_catScratch).value_or("");
     if (cat != m_lastCat) {
         m_lastCat.assign(cat);
         m_lastWork = classifyCategory(cat);
@@ -656,7 +656,7 @@ const EventFacts& LayoutScanner::event(const ChromeEventFields& event)
         if (wellFormed) {
             std::string series(pid);
             series.push_back('\x1f');
-            series.append(jsonString(event.name, m_nameScratch).value_or(""));
+            series.append(event.string(event.name, m_nameScratch).value_or(""));
             if (std::string_view id = event.id; !id.empty()) {
                 series.push_back(' ');
                 series.append(idText(id, m_scratch));
@@ -668,7 +668,7 @@ const EventFacts& LayoutScanner::event(const ChromeEventFields& event)
             }
         }
     } else if (phase == Phase::FlowEnd) {
-        auto bp = jsonString(event.bp, m_scratch);
+        auto bp = event.string(event.bp, m_scratch);
         if (!bp || *bp != "e")
             thread.nextSliceFlowNs.push_back(ts);
     }

@@ -118,7 +118,7 @@ struct RoutingFacts
         const std::string_view pidText = idText(e.pid, s1);
         const std::uint32_t p = pid(pidText);
         weights[p] += static_cast<std::int64_t>(reader.position() - reader.eventOffset());
-        const auto ph = jsonString(e.ph, s2);
+        const auto ph = e.string(e.ph, s2);
         const Phase phase = ph ? classifyPhase(*ph) : Phase::Unknown;
         if (phase == Phase::Metadata || phase == Phase::Unknown || !readMicros(e.ts).usable())
             return;
@@ -131,7 +131,7 @@ struct RoutingFacts
         }
         if (phase == Phase::FlowStart || phase == Phase::FlowStep || phase == Phase::FlowEnd) {
             // The converter's key of a flow: cat, then the id (or id2).
-            key.assign(jsonString(e.cat, s2).value_or(""));
+            key.assign(e.string(e.cat, s2).value_or(""));
             key.push_back('\x1f');
             key.append(idText(e.id.empty() ? e.id2 : e.id, s2));
             // A collision only joins more pids: still correct, less balanced.
