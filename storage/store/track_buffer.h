@@ -152,8 +152,12 @@ TrackTiles tileTrack(StoreBuilder::TrackBuffer& buffer, const model::LodGrid& gr
 void widenTrackSpan(const StoreBuilder::TrackBuffer& buffer, TrackStats& stats, bool& any);
 void tileBesideIntervals(StoreBuilder::TrackBuffer& buffer, const model::LodGrid& grid,
     int zstdLevel, const FlameSummaryOptions& flame, TrackTiles& out);
-/// Its flows and stack samples, after the instants' and counters' tiles.
+/// Its flows and stack samples, after the instants' and counters' tiles (the flows by a
+/// FlowCutter, flow_cutter.h).
 void tileFlowsAndSamples(StoreBuilder::TrackBuffer& buffer, const model::LodGrid& grid,
     int zstdLevel, const FlameSummaryOptions& flame, TrackTiles& out);
+/// Its stack samples alone, after its flows' tiles.
+void tileSamples(StoreBuilder::TrackBuffer& buffer, const model::LodGrid& grid, int zstdLevel,
+    const FlameSummaryOptions& flame, TrackTiles& out);
 
 } // namespace strata::storage

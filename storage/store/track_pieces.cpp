@@ -1,5 +1,6 @@
 #include "storage/store/track_pieces.h"
 
+#include "storage/store/flow_cutter.h"
 #include "storage/store/interval_tiler.h"
 #include "storage/store/interval_windows.h"
 #include "storage/store/point_tiler.h"
@@ -23,8 +24,8 @@ void forEachPart(const SpillFile& spill, model::TrackId track, StoreBuilder::Tra
     take(held);
 }
 
-/// Calls `take(timeNs, bytes)` for each interval (its start), instant and counter sample
-/// of `part`, with what it takes in memory.
+/// Calls `take(timeNs, bytes)` for each interval (its start), instant, counter sample and
+/// flow (its start) of `part`, with what it takes in memory.
 template<typename Take>
 void forEachTimedEvent(const StoreBuilder::TrackBuffer& part, Take take)
 {
@@ -34,6 +35,8 @@ void forEachTimedEvent(const StoreBuilder::TrackBuffer& part, Take take)
         take(part.instants[i].timeNs, sizeof(model::Instant) + part.instantArgs.at(i).size());
     for (const model::CounterSample& sample : part.counters)
         take(sample.timeNs, sizeof(model::CounterSample));
+    for (const model::Flow& flow : part.flows)
+        take(flow.fromNs, sizeof(model::Flow));
 }
 
 struct PiecePlan
@@ -81,9 +84,9 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
     const PiecePlan plan = planPieces(spill, track, held, grid, pieceBytes);
     const std::vector<std::int64_t>& starts = plan.starts;
 
-    // Cut the intervals, instants and counter samples into pieces, written to a spill
-    // file of their own (a piece a "track" of it) whenever those held pass one piece;
-    // keep the flows and stack samples.
+    // Cut the intervals, instants, counter samples and flows into pieces, written to a
+    // spill file of their own (a piece a "track" of it) whenever those held pass one
+    // piece; keep the stack samples.
     SpillFile pieces(spill.path().string() + ".pieces." + std::to_string(track));
     std::vector<StoreBuilder::TrackBuffer> cut(starts.size());
     StoreBuilder::TrackBuffer rest;
@@ -116,6 +119,8 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
         }
         for (const model::CounterSample& sample : part.counters)
             pieceOf(sample.timeNs).counters.push_back(sample);
+        for (const model::Flow& flow : part.flows)
+            pieceOf(flow.fromNs).flows.push_back(flow);
         intervals += static_cast<std::int64_t>(part.intervals.size());
         instants += static_cast<std::int64_t>(part.instants.size());
         counters += static_cast<std::int64_t>(part.counters.size());
@@ -124,7 +129,7 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
         release(part.instants);
         release(part.instantArgs);
         release(part.counters);
-        rest.flows.insert(rest.flows.end(), part.flows.begin(), part.flows.end());
+        release(part.flows);
         rest.samples.insert(rest.samples.end(), part.samples.begin(), part.samples.end());
         if (cutBytes > pieceBytes)
             spillPieces();
@@ -140,6 +145,7 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
         grid, zstdLevel, flame, rest.samples.empty(), intervals, out, plan.intervalSpan);
     InstantTiler instantTiler(grid, zstdLevel, instants, out);
     CounterTiler counterTiler(grid, zstdLevel, counters, out);
+    FlowCutter flowCutter(zstdLevel, out.payloads);
     // The next piece is read (and decompressed) on another thread while this one is
     // tiled: a piece more in memory, for the core a lone long track leaves idle.
     auto load = [&](std::size_t p) {
@@ -163,19 +169,23 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
         tiler.cut(piece.intervals, piece.intervalArgs);
         instantTiler.add(piece.instants, piece.instantArgs);
         counterTiler.add(piece.counters);
+        flowCutter.add(piece.flows);
     });
     tiler.decideLevels();
-    eachPiece([&](StoreBuilder::TrackBuffer& piece, std::size_t p) {
-        const std::int64_t end = p + 1 < starts.size() ? starts[p + 1] : WindowRange::all().end;
-        tiler.summarize(piece.intervals, { starts[p], end });
-    });
+    if (intervals > 0) {  // the pieces read again for their intervals alone
+        eachPiece([&](StoreBuilder::TrackBuffer& piece, std::size_t p) {
+            const std::int64_t end = p + 1 < starts.size() ? starts[p + 1] : WindowRange::all().end;
+            tiler.summarize(piece.intervals, { starts[p], end });
+        });
+    }
     tiler.finish();
     if (instants > 0)
         instantTiler.finish();
     if (counters > 0)
         counterTiler.finish();
+    flowCutter.finish(out);
     widenTrackSpan(rest, out.stats, any);
-    tileFlowsAndSamples(rest, grid, zstdLevel, flame, out);
+    tileSamples(rest, grid, zstdLevel, flame, out);
     return out;
 }
 

@@ -2,18 +2,18 @@
 // tileTrackInPieces tiles a track whose events are too many to hold at once (a thread of
 // tens of millions of intervals, a counter sampled as often), in bounded memory. The
 // track is in the builder's spill file (spill_file.h), in arrival order. Its intervals,
-// instants and counter samples are cut by time into pieces of about `pieceBytes` each,
-// every piece a run of whole windows (a bucket of the grid's coarsest level,
+// instants, counter samples and flows are cut by time into pieces of about `pieceBytes`
+// each, every piece a run of whole windows (a bucket of the grid's coarsest level,
 // interval_windows.h), and written to a second spill file; then IntervalTiler,
-// InstantTiler and CounterTiler take the pieces in time order (interval_tiler.h,
-// point_tiler.h; the intervals twice). The tiles are those the track held whole would
-// give, byte for byte.
+// InstantTiler, CounterTiler and FlowCutter take the pieces in time order
+// (interval_tiler.h, point_tiler.h, flow_cutter.h; the intervals twice). The tiles are
+// those the track held whole would give, byte for byte.
 //
 // Memory: one spilled segment of the track at a time while cutting, with at most a piece's
 // worth of the pieces, then one piece (a window that alone holds more than `pieceBytes`
-// makes a piece that big). Disk: the
-// pieces take about what the track takes in the spill file, until the track is tiled.
-// The track's flows and stack samples are held whole.
+// makes a piece that big). Disk: the pieces take about what the track takes in the spill
+// file, until the track is tiled. The track's stack samples are held whole, for the
+// flame pyramid they make (summarizeFlameSamples takes them all at once).
 
 #include "storage/store/track_buffer.h"
 

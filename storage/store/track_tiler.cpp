@@ -1,5 +1,6 @@
 #include "storage/store/exact_cutter.h"
 #include "storage/store/flame_codec.h"
+#include "storage/store/flow_cutter.h"
 #include "storage/store/interval_tiler.h"
 #include "storage/store/level_summarizer.h"
 #include "storage/store/point_tiler.h"
@@ -108,23 +109,16 @@ void tileBesideIntervals(StoreBuilder::TrackBuffer& buf, const model::LodGrid& g
 void tileFlowsAndSamples(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, int zstdLevel,
     const FlameSummaryOptions& flame, TrackTiles& out)
 {
-
-    // Flows mostly come in time order (a trace's records do): a merge sort of sorted
-    // flows still copies them log n times (~15 M instructions of a 300 k-record Paraver
-    // ingest), a check does not.
-    const auto earlierFlow = [](const auto& a, const auto& b) {
-        return a.fromNs < b.fromNs;
-    };
-    if (!std::is_sorted(buf.flows.begin(), buf.flows.end(), earlierFlow))
-        std::stable_sort(buf.flows.begin(), buf.flows.end(), earlierFlow);
-    cutExact<FlowTile>(
-        out, TileKind::Flows, 0, buf.flows, zstdLevel,
-        [](FlowTile& t, const model::Flow& f) { t.flows.push_back(f); },
-        [](const auto& f) { return f.fromNs; },
-        [](const auto& f) { return std::max(f.fromNs, f.toNs); });
-    out.stats.flows = static_cast<std::int64_t>(buf.flows.size());
+    FlowCutter flows(zstdLevel, out.payloads);
+    flows.add(buf.flows);
     release(buf.flows);
+    flows.finish(out);
+    tileSamples(buf, grid, zstdLevel, flame, out);
+}
 
+void tileSamples(StoreBuilder::TrackBuffer& buf, const model::LodGrid& grid, int zstdLevel,
+    const FlameSummaryOptions& flame, TrackTiles& out)
+{
     std::stable_sort(buf.samples.begin(), buf.samples.end(),
                      [](const auto& a, const auto& b) { return a.timeNs < b.timeNs; });
     cutExact<SampleTile>(
