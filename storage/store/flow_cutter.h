@@ -19,7 +19,7 @@ public:
 
     /// Adds `flows`, sorted here by start (stable: equal starts keep their order); the
     /// flows of a later call start no earlier than those of this one.
-    void add(std::vector<model::Flow>& flows)
+    void add(Column<model::Flow>& flows)
     {
         // Flows mostly come in time order (a trace's records do): a merge sort of sorted
         // flows still copies them log n times (~15 M instructions of a 300 k-record

@@ -18,7 +18,7 @@ using model::TimeNs;
 /// than the intervals still open when it starts (`openEnds`: their ends, kept from one
 /// piece to the next). Overlapping siblings (two kernels on one stream under
 /// programmatic dependent launch) thus get extra depth, not clipped.
-void assignDepths(std::vector<model::Interval>& sorted, std::vector<TimeNs>& openEnds)
+void assignDepths(Column<model::Interval>& sorted, std::vector<TimeNs>& openEnds)
 {
     for (model::Interval& e : sorted) {
         while (!openEnds.empty() && openEnds.back() <= e.startNs)
@@ -35,7 +35,7 @@ void assignDepths(std::vector<model::Interval>& sorted, std::vector<TimeNs>& ope
 /// themselves moved them about log n times each (7 % of a Paraver ingest's
 /// instructions). Tracks already in order (a Paraver thread's states alone) are left as
 /// they are.
-std::vector<std::uint32_t> sortByStart(std::vector<model::Interval>& events)
+std::vector<std::uint32_t> sortByStart(Column<model::Interval>& events)
 {
     const auto before = [](const model::Interval& a, const model::Interval& b) {
         return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
@@ -55,7 +55,7 @@ std::vector<std::uint32_t> sortByStart(std::vector<model::Interval>& events)
     std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
         return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
     });
-    std::vector<model::Interval> sorted;
+    Column<model::Interval> sorted;
     sorted.reserve(events.size());
     from.reserve(events.size());
     for (const Key& k : keys) {
@@ -196,7 +196,7 @@ IntervalTiler::IntervalTiler(const model::LodGrid& grid, int zstdLevel,
 
 IntervalTiler::~IntervalTiler() = default;
 
-void IntervalTiler::cut(std::vector<model::Interval>& piece, ArgsColumn& args)
+void IntervalTiler::cut(Column<model::Interval>& piece, ArgsColumn& args)
 {
     State& s = *m_state;
     const std::vector<std::uint32_t> from = sortByStart(piece);
@@ -267,7 +267,7 @@ void IntervalTiler::decideLevels()
         s.flameLevels = s.flame->levels();
 }
 
-void IntervalTiler::summarize(std::vector<model::Interval>& piece, WindowRange range)
+void IntervalTiler::summarize(Column<model::Interval>& piece, WindowRange range)
 {
     State& s = *m_state;
     if (s.events == 0)

@@ -41,11 +41,11 @@ public:
 
     /// Pass 1. `piece` in arrival order, seq set; `args` row i: the args of piece[i]
     /// (consumed). Leaves the piece sorted, with its depths.
-    void cut(std::vector<model::Interval>& piece, ArgsColumn& args);
+    void cut(Column<model::Interval>& piece, ArgsColumn& args);
     void decideLevels();
     /// Pass 2: the piece of the windows `range` (interval_windows.h), as it came to cut();
     /// a track held whole (WindowRange::all()): as cut() left it, sorted with its depths.
-    void summarize(std::vector<model::Interval>& piece, WindowRange range);
+    void summarize(Column<model::Interval>& piece, WindowRange range);
     void finish();
 
 private:

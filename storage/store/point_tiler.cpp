@@ -266,7 +266,7 @@ InstantTiler::InstantTiler(
 
 InstantTiler::~InstantTiler() = default;
 
-void InstantTiler::add(std::vector<model::Instant>& piece, ArgsColumn& args)
+void InstantTiler::add(Column<model::Instant>& piece, ArgsColumn& args)
 {
     State& s = *m_state;
     // Arrival index, to find args after the stable sort.
@@ -312,7 +312,7 @@ CounterTiler::CounterTiler(
 
 CounterTiler::~CounterTiler() = default;
 
-void CounterTiler::add(std::vector<model::CounterSample>& piece)
+void CounterTiler::add(Column<model::CounterSample>& piece)
 {
     State& s = *m_state;
     std::stable_sort(piece.begin(), piece.end(),

@@ -25,7 +25,7 @@ public:
     InstantTiler& operator=(const InstantTiler&) = delete;
 
     /// A piece in arrival order; `args` row i: the args of piece[i]. Consumed.
-    void add(std::vector<model::Instant>& piece, ArgsColumn& args);
+    void add(Column<model::Instant>& piece, ArgsColumn& args);
     void finish();
 
 private:
@@ -43,7 +43,7 @@ public:
     CounterTiler& operator=(const CounterTiler&) = delete;
 
     /// A piece in arrival order. Consumed.
-    void add(std::vector<model::CounterSample>& piece);
+    void add(Column<model::CounterSample>& piece);
     void finish();
 
 private:

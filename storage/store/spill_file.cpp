@@ -13,10 +13,12 @@ namespace strata::storage {
 
 namespace {
 
-template<typename T>
-void put(std::string& out, const std::vector<T>& v)
+/// A column (Column or vector), as its raw structs.
+template<typename Rows>
+void put(std::string& out, const Rows& v)
 {
-    out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+    out.append(
+        reinterpret_cast<const char*>(v.data()), v.size() * sizeof(typename Rows::value_type));
 }
 
 void putArgs(std::string& out, const ArgsColumn& args)
@@ -24,7 +26,7 @@ void putArgs(std::string& out, const ArgsColumn& args)
     const std::uint64_t counts[2] = {args.ends.size(), args.bytes.size()};
     out.append(reinterpret_cast<const char*>(counts), sizeof counts);
     put(out, args.ends);
-    out.append(args.bytes);
+    put(out, args.bytes);
 }
 
 class Cursor
@@ -34,10 +36,10 @@ public:
         : m_bytes(bytes)
     {
     }
-    template<typename T>
-    void take(std::vector<T>& out, std::uint64_t n)
+    template<typename Rows>
+    void take(Rows& out, std::uint64_t n)
     {
-        const std::size_t size = n * sizeof(T);
+        const std::size_t size = n * sizeof(typename Rows::value_type);
         if (m_at + size > m_bytes.size())
             throw std::runtime_error("spill file segment is short");
         const std::size_t old = out.size();

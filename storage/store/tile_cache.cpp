@@ -4,10 +4,11 @@ namespace strata::storage {
 
 namespace {
 
-template<typename T>
-std::size_t vectorBytes(const std::vector<T>& v)
+/// What a column (vector or Column) holds in memory.
+template<typename Rows>
+std::size_t vectorBytes(const Rows& v)
 {
-    return v.capacity() * sizeof(T);
+    return v.capacity() * sizeof(typename Rows::value_type);
 }
 
 std::size_t argsBytes(const ArgsColumn& args)

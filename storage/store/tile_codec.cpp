@@ -403,8 +403,9 @@ ArgsColumn readArgs(ByteReader& in, std::size_t rows, std::uint8_t version)
         end = total;
     }
     if (total > 0) {
-        args.bytes = in.raw(total);
-        args.ends = std::move(ends);
+        const std::string_view bytes = in.raw(total);
+        args.bytes.append(bytes.data(), bytes.size());
+        args.ends.append(ends.data(), ends.size());
     }
     return args;
 }

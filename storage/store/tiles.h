@@ -4,6 +4,7 @@
 // tiles hold the cells of one stretch of LodGrid::kBucketsPerTile buckets of one level.
 
 #include "model/events.h"
+#include "storage/store/column.h"
 
 #include <cstdint>
 #include <string>
@@ -49,15 +50,15 @@ inline constexpr int kTopNamesPerCell = 4;
 /// some, and rows past its end have none.
 struct ArgsColumn
 {
-    std::string bytes;
-    std::vector<std::uint64_t> ends;
+    Column<char> bytes;
+    Column<std::uint64_t> ends;
 
     void append(std::size_t row, std::string_view args)
     {
         if (args.empty() && ends.empty())
             return;
         ends.resize(row, bytes.size());
-        bytes.append(args);
+        bytes.append(args.data(), args.size());
         ends.push_back(bytes.size());
     }
     std::string_view at(std::size_t row) const
@@ -65,7 +66,7 @@ struct ArgsColumn
         if (row >= ends.size())
             return {};
         const std::uint64_t begin = row == 0 ? 0 : ends[row - 1];
-        return std::string_view(bytes).substr(begin, ends[row] - begin);
+        return view(bytes).substr(begin, ends[row] - begin);
     }
 };
 

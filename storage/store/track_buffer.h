@@ -18,13 +18,13 @@ namespace strata::storage {
 struct StoreBuilder::TrackBuffer
 {
     std::uint32_t intervalsSeen = 0;  ///< arrival counter: the next interval's seq
-    std::vector<model::Interval> intervals;  ///< seq = arrival index
+    Column<model::Interval> intervals;  ///< seq = arrival index
     ArgsColumn intervalArgs;
-    std::vector<model::Instant> instants;
+    Column<model::Instant> instants;
     ArgsColumn instantArgs;
-    std::vector<model::CounterSample> counters;
-    std::vector<model::Flow> flows;
-    std::vector<model::StackSample> samples;
+    Column<model::CounterSample> counters;
+    Column<model::Flow> flows;
+    Column<model::StackSample> samples;
 };
 
 /// Moves the events of `buffer` from index `from` on (per column) by `deltaNs`.
@@ -51,8 +51,12 @@ inline void shiftEvents(
         buffer.samples[i].timeNs += deltaNs;
 }
 
-/// Frees a buffer's column. (Assigning {} would not: a std::string moved from a short
-/// one keeps its capacity.)
+/// Frees a buffer's column. (Assigning {} would not free a vector.)
+template<typename T>
+void release(Column<T>& column)
+{
+    Column<T>().swap(column);
+}
 template<typename T>
 void release(std::vector<T>& column)
 {
@@ -60,7 +64,7 @@ void release(std::vector<T>& column)
 }
 inline void release(ArgsColumn& args)
 {
-    std::string().swap(args.bytes);
+    release(args.bytes);
     release(args.ends);
 }
 
