@@ -610,7 +610,47 @@ const char* nextSpaceOutsideStrings(const char* p, const char* end)
 
 bool isMinifiedJson(std::string_view raw)
 {
-    return nextSpaceOutsideStrings(raw.data(), raw.data() + raw.size()) == raw.data() + raw.size();
+    const char* const end = raw.data() + raw.size();
+    const char* p = raw.data();
+#if defined(__SSE2__)
+    // 16 bytes at a time, without a stop at each string: a byte is inside a string when an
+    // odd number of quotes precede it (a prefix XOR of the quote bits). A block with a
+    // backslash, where a quote may be escaped, hands the text to the exact walk below.
+    // nextSpaceOutsideStrings() stopped at the ~14 quotes of a kernel's args: 1.8 % of a
+    // two-file JSON ingest's time.
+    unsigned inString = 0;  // the string state after the last block: 0 or 0xFFFF
+    for (; end - p >= 16; p += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))) != 0)
+            return nextSpaceOutsideStrings(raw.data(), end) == end;
+        unsigned inside =
+            static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))));
+        inside ^= inside << 1;
+        inside ^= inside << 2;
+        inside ^= inside << 4;
+        inside ^= inside << 8;
+        inside = (inside ^ inString) & 0xFFFFu;
+        const __m128i space = _mm_set1_epi8(' ');
+        unsigned low =
+            static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, space), space)));
+        for (low &= ~inside; low != 0; low &= low - 1) {
+            if (isSpace(p[__builtin_ctz(low)]))
+                return false;
+        }
+        inString = (inside & 0x8000u) ? 0xFFFFu : 0;
+    }
+    for (bool in = inString != 0; p < end; ++p) {
+        if (*p == '\\')
+            return nextSpaceOutsideStrings(raw.data(), end) == end;
+        if (*p == '"')
+            in = !in;
+        else if (!in && isSpace(*p))
+            return false;
+    }
+    return true;
+#else
+    return nextSpaceOutsideStrings(p, end) == end;
+#endif
 }
 
 void minifyJson(std::string_view raw, std::string& out)

@@ -287,6 +287,28 @@ TEST_CASE("jsonString decodes escapes and minifyJson keeps strings", "[chrome]")
     CHECK_FALSE(storage::isMinifiedJson("{\"a\":\"x\"\n}"));
 }
 
+TEST_CASE(
+    "isMinifiedJson agrees with minifyJson on any text, 16 bytes at a time or not", "[chrome]") {
+    // Quotes, escapes and white space on either side of the 16-byte blocks it reads.
+    const char alphabet[] = { '"', '"', '\\', ' ', '\n', '\t', '\r', 'a', '1', ':', ',', '{',
+        '\x01' };
+    std::uint64_t state = 42;
+    std::string text, out;
+    for (int round = 0; round < 20000; ++round) {
+        text.clear();
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        const std::size_t length = (state >> 33) % 70;
+        for (std::size_t i = 0; i < length; ++i) {
+            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+            const std::uint64_t r = state >> 33;
+            text.push_back(r % 4 == 0 ? alphabet[(r >> 3) % sizeof alphabet] : 'x');
+        }
+        storage::minifyJson(text, out);
+        INFO(text);
+        REQUIRE(storage::isMinifiedJson(text) == (out == text));
+    }
+}
+
 TEST_CASE("Chrome import: X, instants, unknown phases, missing dur and ts, metadata", "[chrome]") {
     Imported r = import(fixture("phases.json"));
     const MemoryTrace& t = *r.trace;
