@@ -73,6 +73,8 @@ public:
     T& back() { return m_data[m_size - 1]; }
     const T& back() const { return m_data[m_size - 1]; }
 
+    // Unlike std::vector's, these may not be given a row of this column: growing may
+    // move it before it is read (push_back(c[0]) would read freed memory).
     void push_back(const T& value) { emplace_back(value); }
     T& emplace_back(const T& value)
     {

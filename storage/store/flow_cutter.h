@@ -16,6 +16,8 @@ public:
     FlowCutter(int zstdLevel, PayloadSpool& spool)
         : m_cutter(TileKind::Flows, 0, zstdLevel, spool, m_rows)
     {}
+    FlowCutter(const FlowCutter&) = delete;  // m_cutter writes into this one's m_rows
+    FlowCutter& operator=(const FlowCutter&) = delete;
 
     /// Adds `flows`, sorted here by start (stable: equal starts keep their order); the
     /// flows of a later call start no earlier than those of this one.

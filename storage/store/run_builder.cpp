@@ -1,9 +1,12 @@
 #include "storage/store/run_builder.h"
 
 #include "storage/store/builder_tag.h"
-
 #include "storage/store/run_manifest.h"
 #include "storage/store/sqlite_db.h"
+#include "storage/store/tile_slots.h"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -11,12 +14,10 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
-#include <fcntl.h>
 #include <mutex>
 #include <regex>
 #include <set>
 #include <thread>
-#include <unistd.h>
 
 namespace strata::storage {
 

@@ -8,7 +8,9 @@
 //   shards(id, path, first_track, tracks, events, bytes, checksum, head_checksum)
 //                          path: relative to the manifest's folder, never outside it;
 //                          checksum: XXH3-64 of the whole file ("xxh3:" + hex; older
-//                          manifests: FNV-1a 64, hex alone); head_checksum: FNV-1a 64 of
+//                          manifests: FNV-1a 64, hex alone, still verified; a Strata
+//                          from before reads runs written now, but its `info --verify`
+//                          takes their shards for altered); head_checksum: FNV-1a 64 of
 //                          its size and first and last 64 KiB, checked at every open
 //   strings(id, text), tracks(id, parent, kind, name, sort_key, unit), stacks(id, parent,
 //                          frame)      the run's tables (a store's, shard_ids.h)

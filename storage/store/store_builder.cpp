@@ -8,6 +8,7 @@
 #include "storage/store/store_schema.h"
 #include "storage/store/store_tables.h"
 #include "storage/store/tile_codec.h"
+#include "storage/store/tile_slots.h"
 #include "storage/store/track_buffer.h"
 #include "storage/store/track_pieces.h"
 
@@ -180,7 +181,10 @@ public:
             std::lock_guard lock(m_mutex);
             m_stop = true;
         }
+        m_stopping = true;
         m_cv.notify_all();
+        if (m_slots)
+            m_slots->wake();
         for (auto& w : m_workers)
             w.join();
     }
@@ -209,16 +213,13 @@ private:
 
     static constexpr std::size_t kMaxAhead = 64;
 
-    /// One of `slots` (if any), from construction to destruction.
+    /// Gives back the slot taken (if any) at destruction.
     class SlotHold
     {
     public:
         explicit SlotHold(TileSlots* slots)
             : m_slots(slots)
-        {
-            if (m_slots)
-                m_slots->acquire();
-        }
+        {}
         ~SlotHold()
         {
             if (m_slots)
@@ -230,12 +231,6 @@ private:
     private:
         TileSlots* m_slots;
     };
-
-    bool stopping()
-    {
-        std::lock_guard lock(m_mutex);
-        return m_stop;
-    }
 
     bool mayStart() const
     {
@@ -258,9 +253,9 @@ private:
             }
             // The track is taken before a slot, so that a worker never holds a slot while
             // it waits for the writer.
-            const SlotHold slot(m_slots.get());
-            if (m_slots && stopping())
+            if (m_slots && !m_slots->acquire(m_stopping))
                 return;
+            const SlotHold slot(m_slots.get());
             Result r;
             try {
                 const auto track = static_cast<model::TrackId>(index);
@@ -314,6 +309,7 @@ private:
     std::size_t m_next = 0;
     std::size_t m_consumed = 0;
     bool m_stop = false;
+    std::atomic<bool> m_stopping = false;  ///< m_stop, for the workers waiting for a slot
     std::vector<std::thread> m_workers;
 };
 

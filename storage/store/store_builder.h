@@ -33,16 +33,13 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <semaphore>
 #include <vector>
 
 namespace strata::storage {
 
 class SpillFile;
 
-/// Cores that builders tiling side by side share (run_builder.h): a tiling worker holds
-/// one while it tiles a track.
-using TileSlots = std::counting_semaphore<>;
+class TileSlots;  // tile_slots.h
 
 struct StoreBuildOptions
 {

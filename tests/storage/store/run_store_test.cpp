@@ -249,13 +249,16 @@ TEST_CASE("a failed or cancelled run build leaves nothing and keeps the old stor
     o.nodes = 3;
     o.seed = 99;
     test::makeRandomTrace(o, other);
-    for (int failure = 0; failure < 4; ++failure) {
+    // Shards tiled one after another, and side by side (their workers sharing the cores:
+    // those waiting for a core must give up when their shard fails).
+    for (int failure = 0; failure < 8; ++failure) {
         INFO("failure " << failure);
         storage::RunBuildOptions options;
-        if (failure < 2) {
-            options.abortShard = failure;  // the first shard, or one after a finished one
+        options.concurrentShards = failure < 4 ? 1 : 3;
+        if (failure % 4 < 2) {
+            options.abortShard = failure % 4;  // the first shard, or one after a finished one
             options.abortAfterTiles = 5;
-        } else if (failure == 2) {
+        } else if (failure % 4 == 2) {
             options.abortBeforeManifest = true;
         } else {
             options.progress = [](std::uint64_t done, std::uint64_t) { return done < 4; };
