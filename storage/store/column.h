@@ -99,8 +99,12 @@ public:
     {
         if (at != end())
             throw std::logic_error("Column::insert: only at the end");
-        for (; first != last; ++first)
-            push_back(*first);
+        if constexpr (std::is_same_v<It, T*> || std::is_same_v<It, const T*>) {
+            append(first, static_cast<std::size_t>(last - first));  // another column's rows
+        } else {
+            for (; first != last; ++first)
+                push_back(*first);
+        }
     }
     void reserve(std::size_t n)
     {

@@ -53,6 +53,11 @@ TEST_CASE("a column resizes, appends and inserts at its end like a vector", "[st
     CHECK(bytes.size() == 6 + more.size());
     CHECK(strata::storage::view(bytes).substr(0, 7) == "abcxx!m");
     CHECK_THROWS_AS(bytes.insert(bytes.begin(), more.begin(), more.end()), std::logic_error);
+    Column<char> copied;  // from another column's rows: one copy
+    copied.push_back('<');
+    copied.insert(copied.end(), bytes.begin(), bytes.end());
+    CHECK(copied.size() == bytes.size() + 1);
+    CHECK(strata::storage::view(copied).substr(1) == strata::storage::view(bytes));
     bytes.clear();
     CHECK(bytes.empty());
     bytes.resize(2);
