@@ -59,7 +59,8 @@ private:
         model::TimeNs shiftNs = 0;  ///< added to its events' times as they are read
     };
     /// What a track's segments hold in all, so that a reload allocates each column once
-    /// at its final size (grown by doubling, columns would take up to twice that).
+    /// at its final size (grown row by row, a column would be moved and extended log n
+    /// times, column.h).
     struct Totals
     {
         std::size_t intervals = 0;

@@ -86,7 +86,8 @@ std::size_t scanChromeEvent(std::string_view text, bool listOnly, ChromeEventFie
                               },
         [](void* to) { *static_cast<ChromeEventFields*>(to) = ChromeEventFields {}; }, &event };
     const std::size_t n = listOnly ? listJsonObject(text, sink) : scanJsonObject(text, sink);
-    event.plain = n > 0 && std::memchr(text.data(), '\\', n) == nullptr;
+    if (n > 0)
+        event.notePlain(text.substr(0, n));
     return n;
 }
 

@@ -28,6 +28,7 @@
 #include "storage/import/chrome/json_scan.h"
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,9 +55,15 @@ struct ChromeEventFields
     std::string_view id2;
     std::string_view bp;
     std::string_view args;
-    /// No backslash anywhere in the event's text (known to scanChromeEvent): a string
-    /// member needs no unescaping.
+    /// No backslash anywhere in the event's text (notePlain()): a string member needs no
+    /// unescaping.
     bool plain = false;
+
+    /// Sets `plain` from the event's text, once its members are classified.
+    void notePlain(std::string_view text)
+    {
+        plain = std::memchr(text.data(), '\\', text.size()) == nullptr;
+    }
 
     /// jsonString() of one of these members: the text between its quotes when the event
     /// is plain. (jsonString looked for escapes in each of the ~5 strings read from every

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 
 namespace strata::storage {
 
@@ -478,7 +477,7 @@ void ChromeEventImporter::event(std::string_view text, std::uint64_t offset, std
         throw InputError::atByte(s.fileName, offset + e.offset, e.what);
     }
     classifyChromeFields(s.fields, s.event);
-    s.event.plain = std::memchr(text.data(), '\\', text.size()) == nullptr;
+    s.event.notePlain(text);
     s.converter->event(s.event, offset, index);
 }
 
