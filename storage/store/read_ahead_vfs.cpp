@@ -1,11 +1,10 @@
 #include "storage/store/read_ahead_vfs.h"
 
-#include <sqlite3.h>
+#include "storage/store/layered_vfs.h"
 
 #include <algorithm>
 #include <cstring>
 #include <mutex>
-#include <stdexcept>
 
 namespace strata::storage {
 
@@ -14,12 +13,10 @@ namespace {
 /// Bytes read at once by a run of reads that follow each other.
 constexpr int kReadAheadBytes = 32 << 10;
 
-/// The VFS's file: ours first, the default VFS's file after it in the same allocation
-/// (SQLite allocates szOsFile bytes and hands them to xOpen).
+/// A file of this VFS (layered_vfs.h).
 struct ReadAheadFile
 {
-    sqlite3_file base;  ///< base.pMethods = &kMethods
-    sqlite3_file* real;
+    LayeredFile layer;
     sqlite3_int64 size;  ///< the file's size, taken at the first read ahead (-1 before)
     sqlite3_int64 nextOffset;  ///< where a read that follows the last one starts
     sqlite3_int64 copyOffset;  ///< what `copy` holds: [copyOffset, copyOffset + copyBytes)
@@ -27,19 +24,12 @@ struct ReadAheadFile
     char* copy;  ///< kReadAheadBytes, allocated at the first read ahead
 };
 
-constexpr int kRealOffset = (sizeof(ReadAheadFile) + 7) & ~7;
-
-sqlite3_vfs* g_default = nullptr;
-
-sqlite3_file* realOf(sqlite3_file* file)
-{
-    return reinterpret_cast<ReadAheadFile*>(file)->real;
-}
+constexpr int kLayerBytes = layerBytesOf(sizeof(ReadAheadFile));
 
 int raRead(sqlite3_file* file, void* out, int amount, sqlite3_int64 offset)
 {
     auto* f = reinterpret_cast<ReadAheadFile*>(file);
-    sqlite3_file* real = f->real;
+    sqlite3_file* real = f->layer.real;
     const bool follows = offset == f->nextOffset;
     f->nextOffset = offset + amount;
     if (offset >= f->copyOffset && offset + amount <= f->copyOffset + f->copyBytes) {
@@ -72,96 +62,49 @@ int raClose(sqlite3_file* file)
     auto* f = reinterpret_cast<ReadAheadFile*>(file);
     sqlite3_free(f->copy);
     f->copy = nullptr;
-    return f->real->pMethods ? f->real->pMethods->xClose(f->real) : SQLITE_OK;
+    return f->layer.real->pMethods ? f->layer.real->pMethods->xClose(f->layer.real) : SQLITE_OK;
 }
 
-// The rest is the default VFS's. Version 1 of the methods: no shared memory (an immutable
-// file has no WAL) and no xFetch (no memory map: its pages would count in the viewer's
-// resident memory).
+// Writes and truncation never come for a published file; the copy is kept right all the
+// same.
 int raWrite(sqlite3_file* file, const void* data, int amount, sqlite3_int64 offset)
 {
     auto* f = reinterpret_cast<ReadAheadFile*>(file);
-    f->copyBytes = 0;  // never for a published file; kept right all the same
-    return f->real->pMethods->xWrite(f->real, data, amount, offset);
+    f->copyBytes = 0;
+    return f->layer.real->pMethods->xWrite(f->layer.real, data, amount, offset);
 }
 int raTruncate(sqlite3_file* file, sqlite3_int64 size)
 {
     auto* f = reinterpret_cast<ReadAheadFile*>(file);
     f->copyBytes = 0;
     f->size = -1;
-    return f->real->pMethods->xTruncate(f->real, size);
+    return f->layer.real->pMethods->xTruncate(f->layer.real, size);
 }
 int raSync(sqlite3_file* file, int flags)
 {
-    return realOf(file)->pMethods->xSync(realOf(file), flags);
+    sqlite3_file* real = reinterpret_cast<LayeredFile*>(file)->real;
+    return real->pMethods->xSync(real, flags);
 }
 int raFileSize(sqlite3_file* file, sqlite3_int64* size)
 {
-    return realOf(file)->pMethods->xFileSize(realOf(file), size);
-}
-int raLock(sqlite3_file* file, int lock)
-{
-    return realOf(file)->pMethods->xLock(realOf(file), lock);
-}
-int raUnlock(sqlite3_file* file, int lock)
-{
-    return realOf(file)->pMethods->xUnlock(realOf(file), lock);
-}
-int raCheckReservedLock(sqlite3_file* file, int* out)
-{
-    return realOf(file)->pMethods->xCheckReservedLock(realOf(file), out);
-}
-int raFileControl(sqlite3_file* file, int op, void* arg)
-{
-    return realOf(file)->pMethods->xFileControl(realOf(file), op, arg);
-}
-int raSectorSize(sqlite3_file* file)
-{
-    return realOf(file)->pMethods->xSectorSize(realOf(file));
-}
-int raDeviceCharacteristics(sqlite3_file* file)
-{
-    return realOf(file)->pMethods->xDeviceCharacteristics(realOf(file));
+    sqlite3_file* real = reinterpret_cast<LayeredFile*>(file)->real;
+    return real->pMethods->xFileSize(real, size);
 }
 
-const sqlite3_io_methods kMethods = {
-    1,
-    raClose,
-    raRead,
-    raWrite,
-    raTruncate,
-    raSync,
-    raFileSize,
-    raLock,
-    raUnlock,
-    raCheckReservedLock,
-    raFileControl,
-    raSectorSize,
-    raDeviceCharacteristics,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-};
+// No xFetch (layeredMethods): a memory map's pages would count in the viewer's resident
+// memory.
+const sqlite3_io_methods kMethods =
+    layeredMethods(raClose, raRead, raWrite, raTruncate, raSync, raFileSize);
 
 int raOpen(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags, int* outFlags)
 {
     auto* f = reinterpret_cast<ReadAheadFile*>(file);
-    f->base.pMethods = nullptr;
-    f->real = reinterpret_cast<sqlite3_file*>(reinterpret_cast<char*>(file) + kRealOffset);
     f->size = -1;
     f->nextOffset = -1;
     f->copyOffset = 0;
     f->copyBytes = 0;
     f->copy = nullptr;
-    const int rc = g_default->xOpen(g_default, name, f->real, flags, outFlags);
-    // SQLite closes a file whose xOpen failed only when it has methods: the default VFS
-    // then has none, and neither has ours.
-    if (f->real->pMethods)
-        f->base.pMethods = &kMethods;
-    return rc;
+    return openLayered(file, kLayerBytes, name, flags, outFlags, &kMethods);
 }
 
 sqlite3_vfs g_readAhead;
@@ -171,21 +114,8 @@ sqlite3_vfs g_readAhead;
 const char* readAheadVfs()
 {
     static std::once_flag once;
-    std::call_once(once, [] {
-        g_default = sqlite3_vfs_find(nullptr);
-        if (!g_default)
-            throw std::runtime_error("SQLite has no default VFS");
-        // The default VFS's own functions, which find their state through the copied
-        // pAppData; only the file differs.
-        g_readAhead = *g_default;
-        g_readAhead.iVersion = std::min(g_default->iVersion, 3);
-        g_readAhead.szOsFile = kRealOffset + g_default->szOsFile;
-        g_readAhead.zName = "strata-read-ahead";
-        g_readAhead.pNext = nullptr;
-        g_readAhead.xOpen = raOpen;
-        if (sqlite3_vfs_register(&g_readAhead, 0) != SQLITE_OK)
-            throw std::runtime_error("cannot register SQLite's read-ahead VFS");
-    });
+    std::call_once(
+        once, [] { registerLayeredVfs(g_readAhead, "strata-read-ahead", kLayerBytes, raOpen); });
     return g_readAhead.zName;
 }
 

@@ -1,6 +1,7 @@
 #include "storage/store/sqlite_db.h"
 
 #include "storage/store/read_ahead_vfs.h"
+#include "storage/store/write_combining_vfs.h"
 
 #include <sqlite3.h>
 
@@ -36,6 +37,7 @@ SqliteDb::SqliteDb(const std::filesystem::path& path, Mode mode)
     const char* vfs = nullptr;  // SQLite's default
     if (mode == Mode::Create) {
         flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+        vfs = writeCombiningVfs();
     } else if (mode == Mode::Published) {
         flags |= SQLITE_OPEN_URI;
         name = immutableUri(path);

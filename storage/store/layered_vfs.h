@@ -1,0 +1,45 @@
+#pragma once
+// What the store's SQLite VFSes share: each is layered over SQLite's default VFS, which
+// does the file work, and changes only how a file's reads or writes reach it
+// (read_ahead_vfs.h, write_combining_vfs.h). The layer's file comes first in the
+// allocation SQLite makes for it, the default VFS's file after it.
+
+#include <sqlite3.h>
+
+namespace strata::storage {
+
+/// The first members of every layered file.
+struct LayeredFile
+{
+    sqlite3_file base;  ///< base.pMethods: the layer's methods
+    sqlite3_file* real;  ///< the default VFS's file
+};
+
+/// Methods of version 1 (no shared memory, so no WAL; no xFetch, so no memory map) with
+/// the layer's own close, read, write, truncate, sync and size; the others are the
+/// default VFS's.
+sqlite3_io_methods layeredMethods(int (*close)(sqlite3_file*),
+    int (*read)(sqlite3_file*, void*, int, sqlite3_int64),
+    int (*write)(sqlite3_file*, const void*, int, sqlite3_int64),
+    int (*truncate)(sqlite3_file*, sqlite3_int64), int (*sync)(sqlite3_file*, int),
+    int (*fileSize)(sqlite3_file*, sqlite3_int64*));
+
+/// Opens `name` with the default VFS into the space after the layer's `layerBytes`, and
+/// gives `file` the layer's `methods` when that succeeded.
+int openLayered(sqlite3_file* file, int layerBytes, sqlite3_filename name, int flags, int* outFlags,
+    const sqlite3_io_methods* methods);
+
+/// Registers `vfs` (not as the default) as a copy of the default VFS named `name`, whose
+/// files are `layerBytes` of the layer's followed by the default VFS's, opened by
+/// `open`. Throws std::runtime_error when SQLite refuses.
+void registerLayeredVfs(sqlite3_vfs& vfs, const char* name, int layerBytes,
+    int (*open)(sqlite3_vfs*, sqlite3_filename, sqlite3_file*, int, int*));
+
+/// Bytes a layer's file takes, rounded up so that the default VFS's file that follows is
+/// aligned.
+constexpr int layerBytesOf(unsigned long size)
+{
+    return static_cast<int>((size + 7) & ~7ul);
+}
+
+}  // namespace strata::storage

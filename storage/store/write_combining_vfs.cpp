@@ -1,0 +1,195 @@
+#include "storage/store/write_combining_vfs.h"
+
+#include "storage/store/layered_vfs.h"
+
+#include <algorithm>
+#include <bitset>
+#include <cstring>
+#include <mutex>
+#include <new>
+
+namespace strata::storage {
+
+namespace {
+
+/// Bytes of the file the buffer stands for. SQLite writes a tile's first page (the b-tree
+/// leaf that holds its row) after the overflow pages that follow it, sometimes after the
+/// next tiles' pages: a window of 1 MiB takes in nearly all of them.
+constexpr int kBufferBytes = 1 << 20;
+
+/// The most a write gives the default VFS at once: it writes at most 128 KiB - 1 (its
+/// seekAndWriteFd() masks the length with 0x1ffff).
+constexpr int kMostWrittenBytes = 64 << 10;
+
+/// The unit of what the buffer holds: SQLite's smallest page.
+constexpr int kUnitBytes = 512;
+constexpr int kUnits = kBufferBytes / kUnitBytes;
+
+/// A file of this VFS (layered_vfs.h).
+struct CombiningFile
+{
+    LayeredFile layer;
+    char* buffer;  ///< kBufferBytes, allocated at the first write
+    /// The buffer stands for the file's bytes [window, window + kBufferBytes), a multiple
+    /// of kBufferBytes, and holds what was written to the units whose bit is set.
+    sqlite3_int64 window;
+    std::bitset<kUnits> written;
+};
+
+constexpr int kLayerBytes = layerBytesOf(sizeof(CombiningFile));
+
+sqlite3_file* realOf(sqlite3_file* file)
+{
+    return reinterpret_cast<LayeredFile*>(file)->real;
+}
+
+/// Writes what the buffer holds, in writes of up to kMostWrittenBytes of each run of
+/// written units; the buffer is empty after, written or not.
+int flush(CombiningFile* f)
+{
+    int rc = SQLITE_OK;
+    for (int unit = 0; unit < kUnits && f->written.any();) {
+        if (!f->written[unit]) {
+            ++unit;
+            continue;
+        }
+        const int first = unit;
+        while (unit < kUnits && f->written[unit])
+            f->written[unit++] = false;
+        for (int from = first; rc == SQLITE_OK && from < unit;
+             from += kMostWrittenBytes / kUnitBytes) {
+            const int units = std::min(unit - from, kMostWrittenBytes / kUnitBytes);
+            rc = f->layer.real->pMethods->xWrite(f->layer.real, f->buffer + from * kUnitBytes,
+                units * kUnitBytes, f->window + from * kUnitBytes);
+        }
+    }
+    return rc;
+}
+
+/// The units [first, end) of the window that bytes [offset, offset + amount) cover, when
+/// they lie in the window and cover whole units.
+bool unitsOf(const CombiningFile* f, sqlite3_int64 offset, int amount, int& first, int& end)
+{
+    if (offset < f->window || offset + amount > f->window + kBufferBytes || offset % kUnitBytes != 0
+        || amount % kUnitBytes != 0)
+        return false;
+    first = static_cast<int>((offset - f->window) / kUnitBytes);
+    end = first + amount / kUnitBytes;
+    return true;
+}
+
+int wcWrite(sqlite3_file* file, const void* data, int amount, sqlite3_int64 offset)
+{
+    // SQLite spills the pages of a tile in about file order, not exactly (a tile's pages
+    // come last to first): a write goes to the buffer when it lies in the window.
+    auto* f = reinterpret_cast<CombiningFile*>(file);
+    int first = 0;
+    int end = 0;
+    if (!f->buffer || !unitsOf(f, offset, amount, first, end)) {
+        if (const int rc = flush(f); rc != SQLITE_OK)
+            return rc;
+        if (!f->buffer)
+            f->buffer = static_cast<char*>(sqlite3_malloc(kBufferBytes));
+        f->window = offset - offset % kBufferBytes;
+        // Out of memory, or not whole units in the window (a journal's records): written
+        // at once.
+        if (!f->buffer || !unitsOf(f, offset, amount, first, end))
+            return f->layer.real->pMethods->xWrite(f->layer.real, data, amount, offset);
+    }
+    std::memcpy(f->buffer + (offset - f->window), data, static_cast<std::size_t>(amount));
+    for (int unit = first; unit < end; ++unit)
+        f->written[unit] = true;
+    return SQLITE_OK;
+}
+
+int wcRead(sqlite3_file* file, void* out, int amount, sqlite3_int64 offset)
+{
+    auto* f = reinterpret_cast<CombiningFile*>(file);
+    if (f->written.any() && offset < f->window + kBufferBytes && offset + amount > f->window) {
+        int first = 0;
+        int end = 0;
+        bool all = unitsOf(f, offset, amount, first, end);
+        for (int unit = first; all && unit < end; ++unit)
+            all = f->written[unit];
+        if (all) {
+            std::memcpy(out, f->buffer + (offset - f->window), static_cast<std::size_t>(amount));
+            return SQLITE_OK;
+        }
+        if (const int rc = flush(f); rc != SQLITE_OK)  // some of it, maybe: the file first
+            return rc;
+    }
+    return realOf(file)->pMethods->xRead(realOf(file), out, amount, offset);
+}
+
+int wcClose(sqlite3_file* file)
+{
+    auto* f = reinterpret_cast<CombiningFile*>(file);
+    const int flushed = flush(f);
+    sqlite3_free(f->buffer);
+    f->buffer = nullptr;
+    const int closed = realOf(file)->pMethods->xClose(realOf(file));
+    return flushed != SQLITE_OK ? flushed : closed;
+}
+
+int wcTruncate(sqlite3_file* file, sqlite3_int64 size)
+{
+    if (const int rc = flush(reinterpret_cast<CombiningFile*>(file)); rc != SQLITE_OK)
+        return rc;
+    return realOf(file)->pMethods->xTruncate(realOf(file), size);
+}
+
+int wcSync(sqlite3_file* file, int flags)
+{
+    if (const int rc = flush(reinterpret_cast<CombiningFile*>(file)); rc != SQLITE_OK)
+        return rc;
+    return realOf(file)->pMethods->xSync(realOf(file), flags);
+}
+
+int wcFileSize(sqlite3_file* file, sqlite3_int64* size)
+{
+    if (const int rc = flush(reinterpret_cast<CombiningFile*>(file)); rc != SQLITE_OK)
+        return rc;
+    return realOf(file)->pMethods->xFileSize(realOf(file), size);
+}
+
+int wcFileControl(sqlite3_file* file, int op, void* arg)
+{
+    // Some controls work on the file (a size hint extends it): the file is whole first.
+    if (const int rc = flush(reinterpret_cast<CombiningFile*>(file)); rc != SQLITE_OK)
+        return rc;
+    return realOf(file)->pMethods->xFileControl(realOf(file), op, arg);
+}
+
+sqlite3_io_methods makeMethods()
+{
+    sqlite3_io_methods methods =
+        layeredMethods(wcClose, wcRead, wcWrite, wcTruncate, wcSync, wcFileSize);
+    methods.xFileControl = wcFileControl;
+    return methods;
+}
+
+const sqlite3_io_methods kMethods = makeMethods();
+
+int wcOpen(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags, int* outFlags)
+{
+    auto* f = reinterpret_cast<CombiningFile*>(file);
+    f->buffer = nullptr;
+    f->window = 0;
+    new (&f->written) std::bitset<kUnits>();
+    return openLayered(file, kLayerBytes, name, flags, outFlags, &kMethods);
+}
+
+sqlite3_vfs g_writeCombining;
+
+}  // namespace
+
+const char* writeCombiningVfs()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        registerLayeredVfs(g_writeCombining, "strata-write-combining", kLayerBytes, wcOpen);
+    });
+    return g_writeCombining.zName;
+}
+
+}  // namespace strata::storage
