@@ -123,27 +123,42 @@ void writeSynthetic(const std::filesystem::path& path, long long events, int ran
     });
 }
 
-/// Milliseconds Python's json.load takes over `files` in one process (the median of
-/// three runs), or 0 when python3 is not there.
-double pythonJsonLoadMs(const std::vector<std::filesystem::path>& files)
+/// Python's json.load over `files` in one process: the median of three runs' milliseconds
+/// (0 when python3 is not there), and which Python ran ("3.11.2 /usr/bin/python3"): the
+/// python3 first on the PATH, whose speed differs between builds of one version (a
+/// pyenv 3.11.7 took 19 % longer than Debian's 3.11.2 on the same files).
+struct PythonJsonLoad
 {
-    std::string command = "python3 -c 'import json, sys, time\nt = time.perf_counter()\n"
-                          "for f in sys.argv[1:]: json.load(open(f))\nprint((time.perf_counter() - t) * 1000)'";
+    double ms = 0;
+    std::string python;
+};
+
+PythonJsonLoad pythonJsonLoad(const std::vector<std::filesystem::path>& files)
+{
+    std::string command =
+        "python3 -c 'import json, sys, time\nt = time.perf_counter()\n"
+        "for f in sys.argv[1:]: json.load(open(f))\n"
+        "print((time.perf_counter() - t) * 1000, sys.version.split()[0], sys.executable)'";
     for (const auto& f : files)
         command += " '" + f.string() + "'";
     command += " 2>/dev/null";
     std::vector<double> runs;
+    PythonJsonLoad out;
     for (int i = 0; i < 3; ++i) {
         FILE* pipe = ::popen(command.c_str(), "r");
         if (!pipe)
-            return 0;
+            return {};
         double ms = 0;
-        const bool read = std::fscanf(pipe, "%lf", &ms) == 1;
+        char version[64] = {};
+        char executable[512] = {};
+        const bool read = std::fscanf(pipe, "%lf %63s %511s", &ms, version, executable) == 3;
         if (::pclose(pipe) != 0 || !read)
-            return 0;
+            return {};
         runs.push_back(ms);
+        out.python = std::string(version) + " " + executable;
     }
-    return percentile(runs, 0.5);
+    out.ms = percentile(runs, 0.5);
+    return out;
 }
 
 }  // namespace
@@ -275,9 +290,11 @@ std::vector<Metric> runStoreBench(const BenchOptions& options, void (*report)(co
             emit({ "ingest_" + std::to_string(workers) + "_workers_peak_rss_mb", ingest[1], "MB", caseName });
         }
         emit({ "ingest_2_over_1_workers", ms[1] / ms[2], "ratio", caseName });
-        if (const double pythonMs = pythonJsonLoadMs(ranks); pythonMs > 0) {
-            emit({ "python_json_load_mb_per_s", jsonBytes / 1e6 / (pythonMs / 1000.0), "MB/s", caseName });
-            emit({ "ingest_2_workers_over_python_json_load", pythonMs / ms[2], "ratio", caseName });
+        if (const PythonJsonLoad python = pythonJsonLoad(ranks); python.ms > 0) {
+            emit({ "python_json_load_mb_per_s", jsonBytes / 1e6 / (python.ms / 1000.0),
+                "MB/s (Python " + python.python + ")", caseName });
+            emit(
+                { "ingest_2_workers_over_python_json_load", python.ms / ms[2], "ratio", caseName });
         }
     }
     // Paraver: a synthetic .prv (2M events, 4M+ records; 500k with --quick), ingested end
