@@ -80,8 +80,7 @@ bool unitsOf(const CombiningFile* f, sqlite3_int64 offset, int amount, int& firs
 
 int wcWrite(sqlite3_file* file, const void* data, int amount, sqlite3_int64 offset)
 {
-    // SQLite spills the pages of a tile in about file order, not exactly (a tile's pages
-    // come last to first): a write goes to the buffer when it lies in the window.
+    // A write of whole units in the window joins the buffer, wherever it lies in it.
     auto* f = reinterpret_cast<CombiningFile*>(file);
     int first = 0;
     int end = 0;

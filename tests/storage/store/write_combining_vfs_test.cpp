@@ -119,11 +119,12 @@ TEST_CASE("a file written through the write-combining VFS has SQLite's own bytes
     }
 }
 
-TEST_CASE("a write the write-combining VFS held back fails the call that writes it", "[store]") {
-    // A full disk (RLIMIT_FSIZE stands in for it, in a child process): the failure must
-    // reach SQLite as an error of a later call (a write, the commit), never be lost.
-    const test::TempDir dir;
-    const auto path = dir.path() / "full.db";
+/// Exit status of a child that builds a database of `rows` blobs of 5000 bytes through the
+/// write-combining VFS with a page cache of `cachePages`, its files limited to 300 000
+/// bytes: 1 when SQLite reported the failed write (SQLITE_FULL or SQLITE_IOERR), 0 when
+/// every statement succeeded, 2 or 3 otherwise.
+int buildPastFileLimit(const std::filesystem::path& path, int rows, int cachePages)
+{
     const pid_t child = ::fork();
     REQUIRE(child >= 0);
     if (child == 0) {
@@ -135,12 +136,12 @@ TEST_CASE("a write the write-combining VFS held back fails the call that writes 
                 storage::writeCombiningVfs())
             != SQLITE_OK)
             ::_exit(2);
-        sqlite3_exec(db,
-            "PRAGMA page_size=1024; PRAGMA journal_mode=OFF; PRAGMA cache_size=10;"
-            "CREATE TABLE t(payload BLOB); BEGIN;",
-            nullptr, nullptr, nullptr);
-        int rc = SQLITE_OK;
-        for (int i = 0; i < 200 && rc == SQLITE_OK; ++i)
+        const std::string setup =
+            "PRAGMA page_size=1024; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+            " PRAGMA cache_size="
+            + std::to_string(cachePages) + "; CREATE TABLE t(payload BLOB); BEGIN;";
+        int rc = sqlite3_exec(db, setup.c_str(), nullptr, nullptr, nullptr);
+        for (int i = 0; i < rows && rc == SQLITE_OK; ++i)
             rc =
                 sqlite3_exec(db, "INSERT INTO t VALUES(zeroblob(5000))", nullptr, nullptr, nullptr);
         if (rc == SQLITE_OK)
@@ -154,5 +155,22 @@ TEST_CASE("a write the write-combining VFS held back fails the call that writes 
     int status = 0;
     REQUIRE(::waitpid(child, &status, 0) == child);
     REQUIRE(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 1);  // 0: the lost write went unnoticed
+    return WEXITSTATUS(status);
+}
+
+TEST_CASE("a write the write-combining VFS held back fails the call that writes it", "[store]") {
+    // A full disk (RLIMIT_FSIZE stands in for it, in a child process): the failure must
+    // reach SQLite as an error of a later call, never be lost (0: it went unnoticed).
+    const test::TempDir dir;
+    SECTION("pages spilled as the transaction goes: a later insert fails") {
+        CHECK(buildPastFileLimit(dir.path() / "spilled.db", 200, 10) == 1);
+    }
+    SECTION("every page written at the commit, into one window: the commit fails") {
+        // synchronous=OFF: no xSync; SQLite's SQLITE_FCNTL_SYNC at the commit writes the
+        // window, and its error fails the commit.
+        CHECK(buildPastFileLimit(dir.path() / "at-commit.db", 100, 16000) == 1);
+    }
+    SECTION("under the limit, the same database builds") {
+        CHECK(buildPastFileLimit(dir.path() / "fits.db", 20, 16000) == 0);
+    }
 }
