@@ -395,6 +395,27 @@ std::uint32_t ChromeLayout::process(std::string_view pid)
     return index;
 }
 
+namespace {
+
+/// The bytes of an id of at most 8 bytes in one word: unique among ids of its length.
+std::uint64_t packedId(std::string_view id)
+{
+    const std::size_t n = id.size();
+    if (n >= 4) {  // "1000", "12345": two loads that overlap, together all of it
+        std::uint32_t first = 0;
+        std::uint32_t last = 0;
+        std::memcpy(&first, id.data(), 4);
+        std::memcpy(&last, id.data() + n - 4, 4);
+        return first | (std::uint64_t(last) << 32);
+    }
+    std::uint64_t word = 0;
+    for (char c : id)  // "7"
+        word = (word << 8) | static_cast<unsigned char>(c);
+    return word;
+}
+
+}  // namespace
+
 std::uint64_t quickHash(std::string_view text)
 {
     std::uint64_t head = 0;
@@ -403,15 +424,8 @@ std::uint64_t quickHash(std::string_view text)
     if (n >= 8) {
         std::memcpy(&head, text.data(), 8);  // fixed sizes: no call
         std::memcpy(&tail, text.data() + n - 8, 8);
-    } else if (n >= 4) {  // ids: "1000", "12345"
-        std::uint32_t first = 0;
-        std::uint32_t last = 0;
-        std::memcpy(&first, text.data(), 4);
-        std::memcpy(&last, text.data() + n - 4, 4);
-        head = first | (std::uint64_t(last) << 32);
     } else {
-        for (char c : text)  // "7"
-            head = (head << 8) | static_cast<unsigned char>(c);
+        head = packedId(text);
     }
     return ((head * 0x9E3779B97F4A7C15ull) ^ (tail * 0xC2B2AE3D27D4EB4Full) ^ n)
         * 0x165667B19E3779F9ull;
@@ -419,8 +433,15 @@ std::uint64_t quickHash(std::string_view text)
 
 std::uint32_t ChromeLayout::thread(std::string_view pid, std::string_view tid)
 {
-    RecentThread& recent = m_recent[(quickHash(pid) ^ (quickHash(tid) >> 7)) >> 58];
-    if (recent.used && recent.pid == pid && recent.tid == tid)
+    const bool shortIds = pid.size() <= 8 && tid.size() <= 8;
+    const std::uint64_t pidWord = shortIds ? packedId(pid) : quickHash(pid);
+    const std::uint64_t tidWord = shortIds ? packedId(tid) : quickHash(tid);
+    const std::uint64_t hash = (pidWord * 0x9E3779B97F4A7C15ull) ^ (tidWord * 0xC2B2AE3D27D4EB4Full)
+        ^ (pid.size() << 8) ^ tid.size();
+    RecentThread& recent = m_recent[(hash * 0x165667B19E3779F9ull) >> 58];
+    if (recent.used && recent.pidSize == pid.size() && recent.tidSize == tid.size()
+        && recent.pidWord == pidWord && recent.tidWord == tidWord
+        && (shortIds || (recent.pid == pid && recent.tid == tid)))
         return recent.index;
     m_key.assign(pid);
     m_key.push_back('\x1f');
@@ -438,8 +459,14 @@ std::uint32_t ChromeLayout::thread(std::string_view pid, std::string_view tid)
         threads.back().order = index;
         m_threadIndex.emplace(m_key, index);
     }
-    recent.pid.assign(pid);
-    recent.tid.assign(tid);
+    recent.pidWord = pidWord;
+    recent.tidWord = tidWord;
+    recent.pidSize = static_cast<std::uint32_t>(pid.size());
+    recent.tidSize = static_cast<std::uint32_t>(tid.size());
+    if (!shortIds) {
+        recent.pid.assign(pid);
+        recent.tid.assign(tid);
+    }
     recent.index = index;
     recent.used = true;
     return index;
