@@ -151,11 +151,12 @@ PythonJsonLoad pythonJsonLoad(const std::vector<std::filesystem::path>& files)
         double ms = 0;
         char version[64] = {};
         char executable[512] = {};
-        const bool read = std::fscanf(pipe, "%lf %63s %511s", &ms, version, executable) == 3;
+        // sys.executable may be empty (an embedded Python): the version alone then.
+        const bool read = std::fscanf(pipe, "%lf %63s %511s", &ms, version, executable) >= 2;
         if (::pclose(pipe) != 0 || !read)
             return {};
         runs.push_back(ms);
-        out.python = std::string(version) + " " + executable;
+        out.python = executable[0] ? std::string(version) + " " + executable : std::string(version);
     }
     out.ms = percentile(runs, 0.5);
     return out;
