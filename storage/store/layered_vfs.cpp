@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace strata::storage {
 
@@ -12,52 +13,40 @@ sqlite3_file* realOf(sqlite3_file* file)
     return reinterpret_cast<LayeredFile*>(file)->real;
 }
 
-int lock(sqlite3_file* file, int level)
+}  // namespace
+
+int layeredLock(sqlite3_file* file, int level)
 {
     return realOf(file)->pMethods->xLock(realOf(file), level);
 }
-int unlock(sqlite3_file* file, int level)
+int layeredUnlock(sqlite3_file* file, int level)
 {
     return realOf(file)->pMethods->xUnlock(realOf(file), level);
 }
-int checkReservedLock(sqlite3_file* file, int* out)
+int layeredCheckReservedLock(sqlite3_file* file, int* out)
 {
     return realOf(file)->pMethods->xCheckReservedLock(realOf(file), out);
 }
-int fileControl(sqlite3_file* file, int op, void* arg)
+int layeredFileControl(sqlite3_file* file, int op, void* arg)
 {
     return realOf(file)->pMethods->xFileControl(realOf(file), op, arg);
 }
-int sectorSize(sqlite3_file* file)
+int layeredSectorSize(sqlite3_file* file)
 {
     return realOf(file)->pMethods->xSectorSize(realOf(file));
 }
-int deviceCharacteristics(sqlite3_file* file)
+int layeredDeviceCharacteristics(sqlite3_file* file)
 {
     return realOf(file)->pMethods->xDeviceCharacteristics(realOf(file));
 }
 
-}  // namespace
-
-sqlite3_io_methods layeredMethods(int (*close)(sqlite3_file*),
-    int (*read)(sqlite3_file*, void*, int, sqlite3_int64),
-    int (*write)(sqlite3_file*, const void*, int, sqlite3_int64),
-    int (*truncate)(sqlite3_file*, sqlite3_int64), int (*sync)(sqlite3_file*, int),
-    int (*fileSize)(sqlite3_file*, sqlite3_int64*))
-{
-    return sqlite3_io_methods { 1, close, read, write, truncate, sync, fileSize, lock, unlock,
-        checkReservedLock, fileControl, sectorSize, deviceCharacteristics, nullptr, nullptr,
-        nullptr, nullptr, nullptr, nullptr };
-}
-
-int openLayered(sqlite3_file* file, int layerBytes, sqlite3_filename name, int flags, int* outFlags,
-    const sqlite3_io_methods* methods)
+int openLayered(sqlite3_vfs* lower, sqlite3_file* file, int layerBytes, sqlite3_filename name,
+    int flags, int* outFlags, const sqlite3_io_methods* methods)
 {
     auto* f = reinterpret_cast<LayeredFile*>(file);
     f->base.pMethods = nullptr;
     f->real = reinterpret_cast<sqlite3_file*>(reinterpret_cast<char*>(file) + layerBytes);
-    sqlite3_vfs* fallback = sqlite3_vfs_find(nullptr);
-    const int rc = fallback->xOpen(fallback, name, f->real, flags, outFlags);
+    const int rc = lower->xOpen(lower, name, f->real, flags, outFlags);
     // SQLite closes a file whose xOpen failed only when it has methods: the default VFS
     // then has none, and neither has the layer.
     if (f->real->pMethods)
@@ -65,22 +54,23 @@ int openLayered(sqlite3_file* file, int layerBytes, sqlite3_filename name, int f
     return rc;
 }
 
-void registerLayeredVfs(sqlite3_vfs& vfs, const char* name, int layerBytes,
+sqlite3_vfs* registerLayeredVfs(sqlite3_vfs& vfs, const char* name, int layerBytes,
     int (*open)(sqlite3_vfs*, sqlite3_filename, sqlite3_file*, int, int*))
 {
-    sqlite3_vfs* fallback = sqlite3_vfs_find(nullptr);
-    if (!fallback)
+    sqlite3_vfs* lower = sqlite3_vfs_find(nullptr);
+    if (!lower)
         throw std::runtime_error("SQLite has no default VFS");
     // The default VFS's own functions, which find their state through the copied
     // pAppData; only the file differs.
-    vfs = *fallback;
-    vfs.iVersion = std::min(fallback->iVersion, 3);
-    vfs.szOsFile = layerBytes + fallback->szOsFile;
+    vfs = *lower;
+    vfs.iVersion = std::min(lower->iVersion, 3);
+    vfs.szOsFile = layerBytes + lower->szOsFile;
     vfs.zName = name;
     vfs.pNext = nullptr;
     vfs.xOpen = open;
     if (sqlite3_vfs_register(&vfs, 0) != SQLITE_OK)
         throw std::runtime_error(std::string("cannot register SQLite's VFS ") + name);
+    return lower;
 }
 
 }  // namespace strata::storage

@@ -1,8 +1,9 @@
 #pragma once
-// What the store's SQLite VFSes share: each is layered over SQLite's default VFS, which
-// does the file work, and changes only how a file's reads or writes reach it
-// (read_ahead_vfs.h, write_combining_vfs.h). The layer's file comes first in the
-// allocation SQLite makes for it, the default VFS's file after it.
+// What the store's SQLite VFSes share: each is layered over SQLite's default VFS (the one
+// that was the default when the layer was registered), which does the file work, and
+// changes only how a file's reads or writes reach it (read_ahead_vfs.h,
+// write_combining_vfs.h). The layer's file comes first in the allocation SQLite makes for
+// it, the default VFS's file after it.
 
 #include <sqlite3.h>
 
@@ -15,24 +16,40 @@ struct LayeredFile
     sqlite3_file* real;  ///< the default VFS's file
 };
 
+// The methods a layer leaves to the default VFS's file.
+int layeredLock(sqlite3_file* file, int level);
+int layeredUnlock(sqlite3_file* file, int level);
+int layeredCheckReservedLock(sqlite3_file* file, int* out);
+int layeredFileControl(sqlite3_file* file, int op, void* arg);
+int layeredSectorSize(sqlite3_file* file);
+int layeredDeviceCharacteristics(sqlite3_file* file);
+
 /// Methods of version 1 (no shared memory, so no WAL; no xFetch, so no memory map) with
 /// the layer's own close, read, write, truncate, sync and size; the others are the
-/// default VFS's.
-sqlite3_io_methods layeredMethods(int (*close)(sqlite3_file*),
+/// default VFS's. A constant: a layer's table is ready before any code runs.
+constexpr sqlite3_io_methods layeredMethods(int (*close)(sqlite3_file*),
     int (*read)(sqlite3_file*, void*, int, sqlite3_int64),
     int (*write)(sqlite3_file*, const void*, int, sqlite3_int64),
     int (*truncate)(sqlite3_file*, sqlite3_int64), int (*sync)(sqlite3_file*, int),
-    int (*fileSize)(sqlite3_file*, sqlite3_int64*));
+    int (*fileSize)(sqlite3_file*, sqlite3_int64*),
+    int (*fileControl)(sqlite3_file*, int, void*) = layeredFileControl)
+{
+    return sqlite3_io_methods { 1, close, read, write, truncate, sync, fileSize, layeredLock,
+        layeredUnlock, layeredCheckReservedLock, fileControl, layeredSectorSize,
+        layeredDeviceCharacteristics, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr };
+}
 
-/// Opens `name` with the default VFS into the space after the layer's `layerBytes`, and
-/// gives `file` the layer's `methods` when that succeeded.
-int openLayered(sqlite3_file* file, int layerBytes, sqlite3_filename name, int flags, int* outFlags,
-    const sqlite3_io_methods* methods);
+/// Opens `name` with `lower` into the space after the layer's `layerBytes`, and gives
+/// `file` the layer's `methods` when that succeeded.
+int openLayered(sqlite3_vfs* lower, sqlite3_file* file, int layerBytes, sqlite3_filename name,
+    int flags, int* outFlags, const sqlite3_io_methods* methods);
 
 /// Registers `vfs` (not as the default) as a copy of the default VFS named `name`, whose
 /// files are `layerBytes` of the layer's followed by the default VFS's, opened by
-/// `open`. Throws std::runtime_error when SQLite refuses.
-void registerLayeredVfs(sqlite3_vfs& vfs, const char* name, int layerBytes,
+/// `open`. Returns that default VFS, which the layer's files must be opened with (a VFS
+/// made the default later has files of another size). Throws std::runtime_error when
+/// SQLite refuses.
+sqlite3_vfs* registerLayeredVfs(sqlite3_vfs& vfs, const char* name, int layerBytes,
     int (*open)(sqlite3_vfs*, sqlite3_filename, sqlite3_file*, int, int*));
 
 /// Bytes a layer's file takes, rounded up so that the default VFS's file that follows is

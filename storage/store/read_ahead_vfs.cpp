@@ -93,8 +93,10 @@ int raFileSize(sqlite3_file* file, sqlite3_int64* size)
 
 // No xFetch (layeredMethods): a memory map's pages would count in the viewer's resident
 // memory.
-const sqlite3_io_methods kMethods =
+constinit const sqlite3_io_methods kMethods =
     layeredMethods(raClose, raRead, raWrite, raTruncate, raSync, raFileSize);
+
+sqlite3_vfs* g_lower = nullptr;  ///< the VFS under this one
 
 int raOpen(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags, int* outFlags)
 {
@@ -104,7 +106,7 @@ int raOpen(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags, i
     f->copyOffset = 0;
     f->copyBytes = 0;
     f->copy = nullptr;
-    return openLayered(file, kLayerBytes, name, flags, outFlags, &kMethods);
+    return openLayered(g_lower, file, kLayerBytes, name, flags, outFlags, &kMethods);
 }
 
 sqlite3_vfs g_readAhead;
@@ -114,8 +116,9 @@ sqlite3_vfs g_readAhead;
 const char* readAheadVfs()
 {
     static std::once_flag once;
-    std::call_once(
-        once, [] { registerLayeredVfs(g_readAhead, "strata-read-ahead", kLayerBytes, raOpen); });
+    std::call_once(once, [] {
+        g_lower = registerLayeredVfs(g_readAhead, "strata-read-ahead", kLayerBytes, raOpen);
+    });
     return g_readAhead.zName;
 }
 

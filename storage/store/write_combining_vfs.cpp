@@ -34,6 +34,10 @@ struct CombiningFile
     /// of kBufferBytes, and holds what was written to the units whose bit is set.
     sqlite3_int64 window;
     std::bitset<kUnits> written;
+    /// The error of a write of the buffer that failed, kept: whatever call wrote the
+    /// buffer (some file controls are sent as hints whose result SQLite drops), every
+    /// later call fails with it, so that no transaction commits without those pages.
+    int error;
 };
 
 constexpr int kLayerBytes = layerBytesOf(sizeof(CombiningFile));
@@ -44,9 +48,12 @@ sqlite3_file* realOf(sqlite3_file* file)
 }
 
 /// Writes what the buffer holds, in writes of up to kMostWrittenBytes of each run of
-/// written units; the buffer is empty after, written or not.
+/// written units; the buffer is empty after, written or not. Returns the file's error,
+/// this write's or an earlier one's.
 int flush(CombiningFile* f)
 {
+    if (f->error != SQLITE_OK)
+        return f->error;
     int rc = SQLITE_OK;
     for (int unit = 0; unit < kUnits && f->written.any();) {
         if (!f->written[unit]) {
@@ -63,6 +70,7 @@ int flush(CombiningFile* f)
                 units * kUnitBytes, f->window + from * kUnitBytes);
         }
     }
+    f->error = rc;
     return rc;
 }
 
@@ -82,6 +90,8 @@ int wcWrite(sqlite3_file* file, const void* data, int amount, sqlite3_int64 offs
 {
     // A write of whole units in the window joins the buffer, wherever it lies in it.
     auto* f = reinterpret_cast<CombiningFile*>(file);
+    if (f->error != SQLITE_OK)
+        return f->error;
     int first = 0;
     int end = 0;
     if (!f->buffer || !unitsOf(f, offset, amount, first, end)) {
@@ -104,6 +114,8 @@ int wcWrite(sqlite3_file* file, const void* data, int amount, sqlite3_int64 offs
 int wcRead(sqlite3_file* file, void* out, int amount, sqlite3_int64 offset)
 {
     auto* f = reinterpret_cast<CombiningFile*>(file);
+    if (f->error != SQLITE_OK)
+        return f->error;
     if (f->written.any() && offset < f->window + kBufferBytes && offset + amount > f->window) {
         int first = 0;
         int end = 0;
@@ -153,29 +165,34 @@ int wcFileSize(sqlite3_file* file, sqlite3_int64* size)
 
 int wcFileControl(sqlite3_file* file, int op, void* arg)
 {
-    // Some controls work on the file (a size hint extends it): the file is whole first.
-    if (const int rc = flush(reinterpret_cast<CombiningFile*>(file)); rc != SQLITE_OK)
-        return rc;
+    // The commit's SQLITE_FCNTL_SYNC comes even with synchronous=OFF, when SQLite calls no
+    // xSync: the buffer is written then, and its error fails the commit. Other controls
+    // leave the file's bytes alone (a size hint only allocates past its end).
+    if (op == SQLITE_FCNTL_SYNC || op == SQLITE_FCNTL_BEGIN_ATOMIC_WRITE
+        || op == SQLITE_FCNTL_COMMIT_ATOMIC_WRITE) {
+        if (const int rc = flush(reinterpret_cast<CombiningFile*>(file)); rc != SQLITE_OK)
+            return rc;
+    }
     return realOf(file)->pMethods->xFileControl(realOf(file), op, arg);
 }
 
-sqlite3_io_methods makeMethods()
-{
-    sqlite3_io_methods methods =
-        layeredMethods(wcClose, wcRead, wcWrite, wcTruncate, wcSync, wcFileSize);
-    methods.xFileControl = wcFileControl;
-    return methods;
-}
+constinit const sqlite3_io_methods kMethods =
+    layeredMethods(wcClose, wcRead, wcWrite, wcTruncate, wcSync, wcFileSize, wcFileControl);
 
-const sqlite3_io_methods kMethods = makeMethods();
+sqlite3_vfs* g_lower = nullptr;  ///< the VFS under this one
 
 int wcOpen(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags, int* outFlags)
 {
+    // Only the database itself: a journal's or a temporary file's writes go straight to
+    // the VFS under this one, which opens them in the space SQLite gave.
+    if ((flags & SQLITE_OPEN_MAIN_DB) == 0)
+        return g_lower->xOpen(g_lower, name, file, flags, outFlags);
     auto* f = reinterpret_cast<CombiningFile*>(file);
     f->buffer = nullptr;
     f->window = 0;
     new (&f->written) std::bitset<kUnits>();
-    return openLayered(file, kLayerBytes, name, flags, outFlags, &kMethods);
+    f->error = SQLITE_OK;
+    return openLayered(g_lower, file, kLayerBytes, name, flags, outFlags, &kMethods);
 }
 
 sqlite3_vfs g_writeCombining;
@@ -186,7 +203,8 @@ const char* writeCombiningVfs()
 {
     static std::once_flag once;
     std::call_once(once, [] {
-        registerLayeredVfs(g_writeCombining, "strata-write-combining", kLayerBytes, wcOpen);
+        g_lower =
+            registerLayeredVfs(g_writeCombining, "strata-write-combining", kLayerBytes, wcOpen);
     });
     return g_writeCombining.zName;
 }

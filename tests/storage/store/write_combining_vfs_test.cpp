@@ -174,3 +174,70 @@ TEST_CASE("a write the write-combining VFS held back fails the call that writes 
         CHECK(buildPastFileLimit(dir.path() / "fits.db", 20, 16000) == 0);
     }
 }
+
+TEST_CASE(
+    "after a held-back write failed, no commit of the write-combining VFS succeeds", "[store]") {
+    // A write of the buffer that fails once (the disk full for a moment: the soft file
+    // limit is raised after the first failure) loses the pages it held. The transaction
+    // goes on after the failed statement; its commit must then fail, or the file must hold
+    // every row that was inserted: never a commit that lost pages. (SQLite stops a
+    // transaction at a failed xWrite itself; the VFS also keeps the error, for the calls
+    // whose errors SQLite does not act on, as a read's.)
+    const test::TempDir dir;
+    const auto path = dir.path() / "transient.db";
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        std::signal(SIGXFSZ, SIG_IGN);
+        rlimit limit { 300'000, RLIM_INFINITY };
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        sqlite3* db = nullptr;
+        if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                storage::writeCombiningVfs())
+            != SQLITE_OK)
+            ::_exit(2);
+        sqlite3_exec(db,
+            "PRAGMA page_size=1024; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+            " PRAGMA cache_size=10; CREATE TABLE t(payload BLOB); BEGIN;",
+            nullptr, nullptr, nullptr);
+        int inserted = 0;
+        bool failed = false;
+        for (int i = 0; i < 600; ++i) {  // 3 MB: the first window is written before the end
+            if (sqlite3_exec(db, "INSERT INTO t VALUES(zeroblob(5000))", nullptr, nullptr, nullptr)
+                == SQLITE_OK) {
+                ++inserted;
+            } else if (!failed) {
+                failed = true;
+                limit.rlim_cur = RLIM_INFINITY;  // the disk has room again
+                ::setrlimit(RLIMIT_FSIZE, &limit);
+            }
+        }
+        if (!failed)
+            ::_exit(3);
+        const bool committed = sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK;
+        sqlite3_close(db);
+        if (!committed)
+            ::_exit(1);
+        // It committed: then every row must be there, whole.
+        if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
+            ::_exit(4);
+        sqlite3_stmt* check = nullptr;
+        sqlite3_prepare_v2(db,
+            "SELECT count(*), (SELECT integrity_check FROM pragma_integrity_check) FROM t", -1,
+            &check, nullptr);
+        const bool whole = check && sqlite3_step(check) == SQLITE_ROW
+            && sqlite3_column_int(check, 0) == inserted
+            && std::string(reinterpret_cast<const char*>(sqlite3_column_text(check, 1))) == "ok";
+        sqlite3_finalize(check);
+        sqlite3_close(db);
+        ::_exit(whole ? 0 : 4);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    const int code = WEXITSTATUS(status);
+    INFO(
+        "0: committed whole, 1: the commit failed, 3: nothing failed, 4: committed with rows lost");
+    CAPTURE(code);
+    CHECK((code == 0 || code == 1));
+}
