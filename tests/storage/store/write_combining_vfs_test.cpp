@@ -119,6 +119,22 @@ TEST_CASE("a file written through the write-combining VFS has SQLite's own bytes
     }
 }
 
+/// In a child process: files limited to 300 000 bytes (`hardLimit` the most the limit may
+/// be raised to), SIGXFSZ ignored, and `path` created through the write-combining VFS.
+/// Exits the child with 2 when it cannot be opened.
+sqlite3* openLimitedInChild(const std::filesystem::path& path, rlim_t hardLimit)
+{
+    std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit { 300'000, hardLimit };
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+            storage::writeCombiningVfs())
+        != SQLITE_OK)
+        ::_exit(2);
+    return db;
+}
+
 /// Exit status of a child that builds a database of `rows` blobs of 5000 bytes through the
 /// write-combining VFS with a page cache of `cachePages`, its files limited to 300 000
 /// bytes: 1 when SQLite reported the failed write (SQLITE_FULL or SQLITE_IOERR), 0 when
@@ -128,14 +144,7 @@ int buildPastFileLimit(const std::filesystem::path& path, int rows, int cachePag
     const pid_t child = ::fork();
     REQUIRE(child >= 0);
     if (child == 0) {
-        std::signal(SIGXFSZ, SIG_IGN);
-        const rlimit limit { 300'000, 300'000 };
-        ::setrlimit(RLIMIT_FSIZE, &limit);
-        sqlite3* db = nullptr;
-        if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                storage::writeCombiningVfs())
-            != SQLITE_OK)
-            ::_exit(2);
+        sqlite3* db = openLimitedInChild(path, 300'000);
         const std::string setup =
             "PRAGMA page_size=1024; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
             " PRAGMA cache_size="
@@ -188,14 +197,7 @@ TEST_CASE(
     const pid_t child = ::fork();
     REQUIRE(child >= 0);
     if (child == 0) {
-        std::signal(SIGXFSZ, SIG_IGN);
-        rlimit limit { 300'000, RLIM_INFINITY };
-        ::setrlimit(RLIMIT_FSIZE, &limit);
-        sqlite3* db = nullptr;
-        if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                storage::writeCombiningVfs())
-            != SQLITE_OK)
-            ::_exit(2);
+        sqlite3* db = openLimitedInChild(path, RLIM_INFINITY);
         sqlite3_exec(db,
             "PRAGMA page_size=1024; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
             " PRAGMA cache_size=10; CREATE TABLE t(payload BLOB); BEGIN;",
@@ -208,8 +210,8 @@ TEST_CASE(
                 ++inserted;
             } else if (!failed) {
                 failed = true;
-                limit.rlim_cur = RLIM_INFINITY;  // the disk has room again
-                ::setrlimit(RLIMIT_FSIZE, &limit);
+                const rlimit room { RLIM_INFINITY, RLIM_INFINITY };  // the disk has room again
+                ::setrlimit(RLIMIT_FSIZE, &room);
             }
         }
         if (!failed)
