@@ -9,12 +9,14 @@
 // comes after its overflow pages, sometimes after the next tiles'. So this VFS keeps
 // the writes that land in one aligned window of 1 MiB of the file, and writes each run
 // of them at once (2 k system calls for those shards) when a write lands outside the
-// window, and before anything else touches the file (a read of a page it holds in part,
-// a sync, the size, a truncation, a file control, the close). The file ends byte for
-// byte as the default VFS writes it; a write that fails (a full disk) fails the call
-// that writes the window, which SQLite reports like any failed write.
+// window, and before anything else touches the file: a read of a page it holds in part,
+// a sync, the size, a truncation, the close, and the commit's SQLITE_FCNTL_SYNC (sent
+// even with synchronous=OFF, when SQLite calls no xSync). The file ends byte for byte as
+// the default VFS writes it. A write of the window that fails (a full disk) fails the
+// call that made it, and every later call on the file: no commit follows lost pages.
 //
-// Layered over SQLite's default VFS (layered_vfs.h).
+// Only the database file is layered: journals and temporary files go straight to the
+// VFS underneath, SQLite's default when this one was registered (layered_vfs.h).
 
 namespace strata::storage {
 
