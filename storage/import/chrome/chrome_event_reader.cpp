@@ -15,15 +15,8 @@ namespace {
 
 constexpr std::size_t kInitialWindowBytes = std::size_t(2) << 20;
 
-inline bool isSpace(char c)
-{
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
-inline bool isDigit(char c)
-{
-    return c >= '0' && c <= '9';
-}
+using json_scan_detail::isDigit;
+using json_scan_detail::isSpace;
 
 void setOnce(std::string_view& slot, std::string_view value)
 {
