@@ -35,8 +35,8 @@ struct CombiningFile
     sqlite3_int64 window;
     std::bitset<kUnits> written;
     /// The error of a write of the buffer that failed, kept: whatever call wrote the
-    /// buffer (some file controls are sent as hints whose result SQLite drops), every
-    /// later call fails with it, so that no transaction commits without those pages.
+    /// buffer (a read, whose error SQLite may not stop the transaction for), every later
+    /// call fails with it, so that no transaction commits without those pages.
     int error;
 };
 
@@ -48,8 +48,8 @@ sqlite3_file* realOf(sqlite3_file* file)
 }
 
 /// Writes what the buffer holds, in writes of up to kMostWrittenBytes of each run of
-/// written units; the buffer is empty after, written or not. Returns the file's error,
-/// this write's or an earlier one's.
+/// written units; the buffer is empty after, written or not. After an earlier failure it
+/// writes nothing and returns that error.
 int flush(CombiningFile* f)
 {
     if (f->error != SQLITE_OK)
