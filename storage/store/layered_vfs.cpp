@@ -54,23 +54,26 @@ int openLayered(sqlite3_vfs* lower, sqlite3_file* file, int layerBytes, sqlite3_
     return rc;
 }
 
-sqlite3_vfs* registerLayeredVfs(sqlite3_vfs& vfs, const char* name, int layerBytes,
+const char* LayeredVfs::registered(const char* name, int layerBytes,
     int (*open)(sqlite3_vfs*, sqlite3_filename, sqlite3_file*, int, int*))
 {
-    sqlite3_vfs* lower = sqlite3_vfs_find(nullptr);
-    if (!lower)
-        throw std::runtime_error("SQLite has no default VFS");
-    // The default VFS's own functions, which find their state through the copied
-    // pAppData; only the file differs.
-    vfs = *lower;
-    vfs.iVersion = std::min(lower->iVersion, 3);
-    vfs.szOsFile = layerBytes + lower->szOsFile;
-    vfs.zName = name;
-    vfs.pNext = nullptr;
-    vfs.xOpen = open;
-    if (sqlite3_vfs_register(&vfs, 0) != SQLITE_OK)
-        throw std::runtime_error(std::string("cannot register SQLite's VFS ") + name);
-    return lower;
+    std::call_once(once, [&] {
+        sqlite3_vfs* fallback = sqlite3_vfs_find(nullptr);
+        if (!fallback)
+            throw std::runtime_error("SQLite has no default VFS");
+        // The default VFS's own functions, which find their state through the copied
+        // pAppData; only the file differs.
+        vfs = *fallback;
+        vfs.iVersion = std::min(fallback->iVersion, 3);
+        vfs.szOsFile = layerBytes + fallback->szOsFile;
+        vfs.zName = name;
+        vfs.pNext = nullptr;
+        vfs.xOpen = open;
+        if (sqlite3_vfs_register(&vfs, 0) != SQLITE_OK)
+            throw std::runtime_error(std::string("cannot register SQLite's VFS ") + name);
+        lower = fallback;
+    });
+    return vfs.zName;
 }
 
 }  // namespace strata::storage

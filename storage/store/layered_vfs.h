@@ -7,6 +7,8 @@
 
 #include <sqlite3.h>
 
+#include <mutex>
+
 namespace strata::storage {
 
 /// The first members of every layered file.
@@ -44,13 +46,22 @@ constexpr sqlite3_io_methods layeredMethods(int (*close)(sqlite3_file*),
 int openLayered(sqlite3_vfs* lower, sqlite3_file* file, int layerBytes, sqlite3_filename name,
     int flags, int* outFlags, const sqlite3_io_methods* methods);
 
-/// Registers `vfs` (not as the default) as a copy of the default VFS named `name`, whose
-/// files are `layerBytes` of the layer's followed by the default VFS's, opened by
-/// `open`. Returns that default VFS, which the layer's files must be opened with (a VFS
-/// made the default later has files of another size). Throws std::runtime_error when
-/// SQLite refuses.
-sqlite3_vfs* registerLayeredVfs(sqlite3_vfs& vfs, const char* name, int layerBytes,
-    int (*open)(sqlite3_vfs*, sqlite3_filename, sqlite3_file*, int, int*));
+/// One layer: the sqlite3_vfs SQLite calls, and the default VFS it lies over.
+struct LayeredVfs
+{
+    sqlite3_vfs vfs {};
+    /// SQLite's default VFS when the layer was registered, which the layer's files must
+    /// be opened with (a VFS made the default later has files of another size).
+    sqlite3_vfs* lower = nullptr;
+    std::once_flag once;
+
+    /// Registers the layer on first use (not as the default), as a copy of the default
+    /// VFS named `name`, whose files are `layerBytes` of the layer's followed by the
+    /// default VFS's, opened by `open`; returns the name to give sqlite3_open_v2().
+    /// Throws std::runtime_error when SQLite refuses.
+    const char* registered(const char* name, int layerBytes,
+        int (*open)(sqlite3_vfs*, sqlite3_filename, sqlite3_file*, int, int*));
+};
 
 /// Bytes a layer's file takes, rounded up so that the default VFS's file that follows is
 /// aligned.

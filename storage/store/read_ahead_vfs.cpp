@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 
 namespace strata::storage {
 
@@ -96,7 +95,7 @@ int raFileSize(sqlite3_file* file, sqlite3_int64* size)
 constinit const sqlite3_io_methods kMethods =
     layeredMethods(raClose, raRead, raWrite, raTruncate, raSync, raFileSize);
 
-sqlite3_vfs* g_lower = nullptr;  ///< the VFS under this one
+LayeredVfs g_layer;
 
 int raOpen(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags, int* outFlags)
 {
@@ -106,20 +105,14 @@ int raOpen(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags, i
     f->copyOffset = 0;
     f->copyBytes = 0;
     f->copy = nullptr;
-    return openLayered(g_lower, file, kLayerBytes, name, flags, outFlags, &kMethods);
+    return openLayered(g_layer.lower, file, kLayerBytes, name, flags, outFlags, &kMethods);
 }
-
-sqlite3_vfs g_readAhead;
 
 }  // namespace
 
 const char* readAheadVfs()
 {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        g_lower = registerLayeredVfs(g_readAhead, "strata-read-ahead", kLayerBytes, raOpen);
-    });
-    return g_readAhead.zName;
+    return g_layer.registered("strata-read-ahead", kLayerBytes, raOpen);
 }
 
 }  // namespace strata::storage

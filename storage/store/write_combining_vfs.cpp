@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <bitset>
 #include <cstring>
-#include <mutex>
 #include <new>
 
 namespace strata::storage {
@@ -34,6 +33,8 @@ struct CombiningFile
     /// of kBufferBytes, and holds what was written to the units whose bit is set.
     sqlite3_int64 window;
     std::bitset<kUnits> written;
+    int lowest;  ///< the written units lie in [lowest, highest): none when lowest >= highest
+    int highest;
     /// The error of a write of the buffer that failed, kept: whatever call wrote the
     /// buffer (a read, whose error SQLite may not stop the transaction for), every later
     /// call fails with it, so that no transaction commits without those pages.
@@ -55,13 +56,13 @@ int flush(CombiningFile* f)
     if (f->error != SQLITE_OK)
         return f->error;
     int rc = SQLITE_OK;
-    for (int unit = 0; unit < kUnits && f->written.any();) {
+    for (int unit = f->lowest; unit < f->highest;) {
         if (!f->written[unit]) {
             ++unit;
             continue;
         }
         const int first = unit;
-        while (unit < kUnits && f->written[unit])
+        while (unit < f->highest && f->written[unit])
             f->written[unit++] = false;
         for (int from = first; rc == SQLITE_OK && from < unit;
              from += kMostWrittenBytes / kUnitBytes) {
@@ -70,6 +71,8 @@ int flush(CombiningFile* f)
                 units * kUnitBytes, f->window + from * kUnitBytes);
         }
     }
+    f->lowest = kUnits;
+    f->highest = 0;
     f->error = rc;
     return rc;
 }
@@ -108,6 +111,8 @@ int wcWrite(sqlite3_file* file, const void* data, int amount, sqlite3_int64 offs
     std::memcpy(f->buffer + (offset - f->window), data, static_cast<std::size_t>(amount));
     for (int unit = first; unit < end; ++unit)
         f->written[unit] = true;
+    f->lowest = std::min(f->lowest, first);
+    f->highest = std::max(f->highest, end);
     return SQLITE_OK;
 }
 
@@ -116,18 +121,24 @@ int wcRead(sqlite3_file* file, void* out, int amount, sqlite3_int64 offset)
     auto* f = reinterpret_cast<CombiningFile*>(file);
     if (f->error != SQLITE_OK)
         return f->error;
-    if (f->written.any() && offset < f->window + kBufferBytes && offset + amount > f->window) {
+    const sqlite3_int64 heldFrom = f->window + sqlite3_int64(f->lowest) * kUnitBytes;
+    const sqlite3_int64 heldTo = f->window + sqlite3_int64(f->highest) * kUnitBytes;
+    if (offset < heldTo && offset + amount > heldFrom) {
+        // The file has the bytes of the units the buffer does not hold.
         int first = 0;
         int end = 0;
-        bool all = unitsOf(f, offset, amount, first, end);
-        for (int unit = first; all && unit < end; ++unit)
-            all = f->written[unit];
-        if (all) {
+        const bool units = unitsOf(f, offset, amount, first, end);
+        int held = 0;
+        for (int unit = first; units && unit < end; ++unit)
+            held += f->written[unit] ? 1 : 0;
+        if (units && held == end - first) {
             std::memcpy(out, f->buffer + (offset - f->window), static_cast<std::size_t>(amount));
             return SQLITE_OK;
         }
-        if (const int rc = flush(f); rc != SQLITE_OK)  // some of it, maybe: the file first
-            return rc;
+        if (!units || held > 0) {  // some of it in the buffer, maybe: the file first
+            if (const int rc = flush(f); rc != SQLITE_OK)
+                return rc;
+        }
     }
     return realOf(file)->pMethods->xRead(realOf(file), out, amount, offset);
 }
@@ -179,34 +190,29 @@ int wcFileControl(sqlite3_file* file, int op, void* arg)
 constinit const sqlite3_io_methods kMethods =
     layeredMethods(wcClose, wcRead, wcWrite, wcTruncate, wcSync, wcFileSize, wcFileControl);
 
-sqlite3_vfs* g_lower = nullptr;  ///< the VFS under this one
+LayeredVfs g_layer;
 
 int wcOpen(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags, int* outFlags)
 {
     // Only the database itself: a journal's or a temporary file's writes go straight to
     // the VFS under this one, which opens them in the space SQLite gave.
     if ((flags & SQLITE_OPEN_MAIN_DB) == 0)
-        return g_lower->xOpen(g_lower, name, file, flags, outFlags);
+        return g_layer.lower->xOpen(g_layer.lower, name, file, flags, outFlags);
     auto* f = reinterpret_cast<CombiningFile*>(file);
     f->buffer = nullptr;
     f->window = 0;
     new (&f->written) std::bitset<kUnits>();
+    f->lowest = kUnits;
+    f->highest = 0;
     f->error = SQLITE_OK;
-    return openLayered(g_lower, file, kLayerBytes, name, flags, outFlags, &kMethods);
+    return openLayered(g_layer.lower, file, kLayerBytes, name, flags, outFlags, &kMethods);
 }
-
-sqlite3_vfs g_writeCombining;
 
 }  // namespace
 
 const char* writeCombiningVfs()
 {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        g_lower =
-            registerLayeredVfs(g_writeCombining, "strata-write-combining", kLayerBytes, wcOpen);
-    });
-    return g_writeCombining.zName;
+    return g_layer.registered("strata-write-combining", kLayerBytes, wcOpen);
 }
 
 }  // namespace strata::storage
