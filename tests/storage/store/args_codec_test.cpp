@@ -129,6 +129,14 @@ TEST_CASE("args by member give back every row's text", "[store][codec]") {
             "{\"a\":\"\\\"}\"}", "{\"\":\"\"}", "{" });
         // Keys that differ only by their escapes, and a repeated key.
         requireRoundTrip({ "{\"\\u0041\":1}", "{\"A\":1}", "{\"k\":1,\"k\":2}" });
+        // Rows that start like the row before them (the writer tries its key set first)
+        // and differ after: one member more or less, a longer key, bytes after the end.
+        const std::string row = "{\"device\":0,\"stream\":7}";
+        requireRoundTrip({ row, "{\"device\":0,\"stream\":7,\"grid\":[1,1,1]}", row,
+            "{\"device\":0}", row, "{\"device\":0,\"streams\":7}", row,
+            "{\"device\":0,\"stream\":7}}", row, "{\"device\":0,\"stream\":7", row,
+            "{\"device\":0,\"stream\":}", row, "{\"device\":0,\"stream\":\"7,8\"}", row,
+            "{\"device\":{\"a\":1},\"stream\":[7]}", row, "{}", row, "{\"dev\":0,\"stream\":7}" });
     }
 
     SECTION("random rows") {
