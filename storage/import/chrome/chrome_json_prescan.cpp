@@ -5,6 +5,7 @@
 #include "storage/import/chrome/chrome_json_importer_p.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cstring>
 
@@ -283,7 +284,64 @@ Work classifyCategory(std::string_view cat)
     }
 }
 
-MicrosValue readMicros(std::string_view raw)
+namespace {
+
+/// The bytes of `w` (8 characters, the first in the lowest byte) that are not decimal
+/// digits, as their high bits. Its lowest set bit is exact: a carry or borrow between
+/// bytes starts at a byte that is itself flagged, so it only disturbs later ones.
+inline std::uint64_t nonDigitBytes(std::uint64_t w)
+{
+    return ((w + 0x4646464646464646ull) | (w - 0x3030303030303030ull)) & 0x8080808080808080ull;
+}
+
+/// The value of the 8 digits in `w` (the first in the lowest byte; zero bytes count as
+/// leading zeros).
+inline std::uint64_t eightDigits(std::uint64_t w)
+{
+    w = ((w & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
+    w = ((w & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
+    return ((w & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
+}
+
+/// The value and count of the 1 to 15 decimal digits `s` starts with, read 8 bytes at a
+/// time; false when `s` is too short to read them that way (the caller walks them) or
+/// starts with no digit or with 16 or more. Walking a Kineto timestamp's 13 whole digits
+/// one at a time took ~90 instructions.
+inline bool leadingDigits(const char* s, std::size_t size, std::int64_t& value, std::size_t& count)
+{
+    if (size < 8)
+        return false;
+    std::uint64_t first = 0;
+    std::memcpy(&first, s, 8);
+    if (const std::uint64_t other = nonDigitBytes(first); other != 0) {
+        count = static_cast<std::size_t>(std::countr_zero(other)) / 8;
+        if (count == 0)
+            return false;
+        value = static_cast<std::int64_t>(eightDigits(first << (8 * (8 - count))));
+        return true;
+    }
+    if (size < 16)
+        return false;
+    std::uint64_t second = 0;
+    std::memcpy(&second, s + 8, 8);
+    const std::uint64_t other = nonDigitBytes(second);
+    if (other == 0)
+        return false;
+    const std::size_t more = static_cast<std::size_t>(std::countr_zero(other)) / 8;
+    static constexpr std::uint64_t kPowers[8] = { 1, 10, 100, 1000, 10000, 100000, 1000000,
+        10000000 };
+    value = static_cast<std::int64_t>(eightDigits(first) * kPowers[more]
+        + (more == 0 ? 0 : eightDigits(second << (8 * (8 - more)))));
+    count = 8 + more;
+    return true;
+}
+
+}  // namespace
+
+namespace {
+
+/// readMicros() for text its fast path does not take.
+[[gnu::noinline]] MicrosValue readMicrosInFull(std::string_view raw)
 {
     if (raw.empty())
         return {};
@@ -345,6 +403,54 @@ MicrosValue readMicros(std::string_view raw)
         return { 0, numberLike ? MicrosStatus::OutOfRange : MicrosStatus::NotNumber };
     }
     return { 0, MicrosStatus::OutOfRange };
+}
+
+}  // namespace
+
+MicrosValue readMicros(std::string_view raw)
+{
+    // The common form, a number of 1 to 15 whole digits and 1 to 3 more after a point
+    // ("4574.402", "94.51", "1698371234567.123"), read without the general path's checks
+    // and the registers it saves: 120 -> 103 instructions a value on a synthetic Kineto
+    // trace (4-digit whole parts), about half on a real one's 13-digit timestamps.
+    const std::size_t size = raw.size();
+    const char* const s = raw.data();
+    if (size >= 3 && size <= 19) {
+        std::size_t point = 0;  // none: the whole digits cannot start at a point
+        if (s[size - 2] == '.')
+            point = size - 2;
+        else if (s[size - 3] == '.')
+            point = size - 3;
+        else if (size >= 5 && s[size - 4] == '.')
+            point = size - 4;
+        if (point > 0) {
+            std::int64_t whole = 0;
+            std::size_t count = 0;
+            if (!leadingDigits(s, size, whole, count)) {
+                for (count = 0; count < point; ++count) {
+                    const unsigned d =
+                        static_cast<unsigned>(static_cast<unsigned char>(s[count])) - '0';
+                    if (d > 9)
+                        break;
+                    whole = whole * 10 + d;
+                }
+            }
+            std::int64_t fraction = 0;
+            std::size_t i = point + 1;
+            for (; i < size; ++i) {
+                const unsigned d = static_cast<unsigned>(static_cast<unsigned char>(s[i])) - '0';
+                if (d > 9)
+                    break;
+                fraction = fraction * 10 + d;
+            }
+            if (count == point && i == size) {
+                static constexpr std::int64_t kScale[4] = { 1000, 100, 10, 1 };
+                return { whole * model::kNsPerUs + fraction * kScale[size - point - 1],
+                    MicrosStatus::Ok };
+            }
+        }
+    }
+    return readMicrosInFull(raw);
 }
 
 std::optional<model::TimeNs> parseMicros(std::string_view raw)
