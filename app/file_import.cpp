@@ -54,7 +54,7 @@ public:
         if (noEventsReason.empty())
             noEventsReason =
                 m_warnings.empty() ? "the file holds no event that Strata imports" : m_lastWarning;
-        return { std::move(m_warnings), std::move(noEventsReason) };
+        return { std::move(m_warnings), std::move(noEventsReason), std::nullopt };
     }
 
 private:

@@ -189,6 +189,9 @@ public:
             w.join();
     }
 
+    /// Tracks tiled in pieces so far (track_pieces.h).
+    std::size_t tracksInPieces() const { return m_tiledInPieces; }
+
     TrackTiles take(std::size_t index)
     {
         std::unique_lock lock(m_mutex);
@@ -261,6 +264,7 @@ private:
                 const auto track = static_cast<model::TrackId>(index);
                 PayloadSpool spool(m_spoolFolder, m_spoolMemoryBytes);
                 if (m_spill && tiledInPieces(m_spill->eventBytes(track), m_pieceBytes)) {
+                    ++m_tiledInPieces;
                     r.tiles = tileTrackInPieces(
                         *m_spill, track, *m_tracks[index],
                         [this](StoreBuilder::TrackBuffer& b) {
@@ -310,6 +314,7 @@ private:
     std::size_t m_consumed = 0;
     bool m_stop = false;
     std::atomic<bool> m_stopping = false;  ///< m_stop, for the workers waiting for a slot
+    std::atomic<std::size_t> m_tiledInPieces = 0;
     std::vector<std::thread> m_workers;
 };
 
@@ -717,6 +722,7 @@ void StoreBuilder::finish()
                 if (m_options.progress && !m_options.progress(track + 1, m_tracks.size()))
                     throw Cancelled();
             }
+            m_tracksTiledInPieces = pipeline.tracksInPieces();
             // A kernel profiled twice keeps its last value of each metric.
             auto insertKernelMetric = db.prepare("INSERT OR REPLACE INTO kernel_metrics VALUES(?,?,?,?,?)");
             for (const model::KernelMetric& m : m_kernelMetrics) {

@@ -129,6 +129,8 @@ public:
 
     /// Builds the store. Throws on failure, leaving no temporary file behind.
     void finish();
+    /// After finish(): how many tracks were tiled in pieces (track_pieces.h).
+    std::size_t tracksTiledInPieces() const { return m_tracksTiledInPieces; }
 
     struct TrackBuffer;
 
@@ -166,6 +168,7 @@ private:
     std::unique_ptr<SpillFile> m_spill;
     std::vector<Span> m_spans;  ///< per track
     Span m_extraSpan;  ///< extendSpan()'s
+    std::size_t m_tracksTiledInPieces = 0;
     bool m_finished = false;
 };
 

@@ -23,12 +23,15 @@ std::string readBytes(const std::filesystem::path& p)
     return {std::istreambuf_iterator<char>(in), {}};
 }
 
-std::filesystem::path buildStore(const storage::MemoryTrace& trace, const std::filesystem::path& path,
-                                 storage::StoreBuildOptions options = {})
+std::filesystem::path buildStore(const storage::MemoryTrace& trace,
+    const std::filesystem::path& path, storage::StoreBuildOptions options = {},
+    std::size_t* tiledInPieces = nullptr)
 {
     storage::StoreBuilder builder(path, options);
     trace.replayInto(builder);
     builder.finish();
+    if (tiledInPieces)
+        *tiledInPieces = builder.tracksTiledInPieces();
     return path;
 }
 
@@ -229,7 +232,9 @@ TEST_CASE("a build that tiles its tracks in pieces leaves no piece file, failed 
     storage::StoreBuildOptions pieces;
     pieces.memoryBudgetBytes = 64 << 10;
     pieces.pieceBytes = 4 << 10;
-    CHECK(readBytes(buildStore(trace, dir / "pieces.strata", pieces)) == whole);
+    std::size_t inPieces = 0;
+    CHECK(readBytes(buildStore(trace, dir / "pieces.strata", pieces, &inPieces)) == whole);
+    CHECK(inPieces >= 2);  // both threads' tracks at least
     CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 2);
 
     // A failure while the tracks are tiled (the writer takes each as it is done) and a
@@ -269,8 +274,12 @@ TEST_CASE("a track of flows alone is tiled in pieces as if held whole", "[store]
     whole.pieceBytes = std::size_t(1) << 30;
     storage::StoreBuildOptions pieces = whole;
     pieces.pieceBytes = 16 << 10;  // ~180 pieces
-    CHECK(readBytes(buildStore(trace, dir / "pieces.strata", pieces))
-        == readBytes(buildStore(trace, dir / "whole.strata", whole)));
+    std::size_t inPieces = 0;
+    std::size_t wholeInPieces = 0;
+    CHECK(readBytes(buildStore(trace, dir / "pieces.strata", pieces, &inPieces))
+        == readBytes(buildStore(trace, dir / "whole.strata", whole, &wholeInPieces)));
+    CHECK(inPieces == 1);  // the sender's flows: the path this case is for
+    CHECK(wholeInPieces == 0);
     const storage::StoreReader reader(dir / "pieces.strata");
     CHECK(reader.summary(from).flows == 60'000);
 }
