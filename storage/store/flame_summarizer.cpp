@@ -355,15 +355,6 @@ void forEachIntervalPart(const model::Interval& iv, const Walked& w, TimeNs buck
     }
 }
 
-/// The coarsest level a pyramid may reach: flameTopLevel()'s cap.
-int maxFlameLevel(const model::LodGrid& grid)
-{
-    int level = 1;
-    while (grid.bucketNs(level) < (std::numeric_limits<TimeNs>::max() >> (grid.factorLog2 + 2)))
-        ++level;
-    return level;
-}
-
 /// Counts what each level of an interval pyramid would hold (buckets, entries, and the
 /// parts that go into them), piece after piece of a track, to find the first level worth
 /// storing (buildLevels' rule) before building any. Per level, one pass over a piece
@@ -383,7 +374,7 @@ public:
         , m_options(options)
         , m_unseen(events)
         , m_joining(static_cast<std::size_t>(grid.levels) + 1, 0)
-        , m_levels(static_cast<std::size_t>(maxFlameLevel(grid)))
+        , m_levels(static_cast<std::size_t>(flameLevelCap(grid)))
     {}
 
     /// Counts levels up to `top` (the pyramid's coarsest, or more).
@@ -585,6 +576,14 @@ private:
 
 }  // namespace
 
+int flameLevelCap(const model::LodGrid& grid)
+{
+    int level = 1;
+    while (grid.bucketNs(level) < (std::numeric_limits<TimeNs>::max() >> (grid.factorLog2 + 2)))
+        ++level;
+    return level;
+}
+
 int flameTopLevel(const model::LodGrid& grid, TimeNs firstNs, TimeNs lastNs)
 {
     int level = 1;
@@ -687,7 +686,7 @@ void IntervalFlameSummarizer::count(std::span<const model::Interval> piece)
     // once every interval is in, or ahead when known.
     const int top = s.events >= s.total ? flameTopLevel(s.grid, s.firstNs, s.lastNs)
         : s.span                        ? flameTopLevel(s.grid, s.span->startNs, s.span->endNs)
-                                        : maxFlameLevel(s.grid);
+                                        : flameLevelCap(s.grid);
     s.counter.add(piece, s.walked, top);
 }
 

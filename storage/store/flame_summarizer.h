@@ -145,6 +145,9 @@ FlameStoredLevels summarizeFlameIntervals(const model::LodGrid& grid,
 FlamePyramid summarizeFlameIntervals(const model::LodGrid& grid,
     std::span<const model::Interval> sortedIntervals, const FlameSummaryOptions& options = {});
 
+/// The coarsest level a flame pyramid may reach, whatever its span (before the bucket
+/// width would overflow).
+int flameLevelCap(const model::LodGrid& grid);
 /// The coarsest level a flame pyramid goes to for a track spanning [firstNs, lastNs]:
 /// the first where two buckets cover it (capped before the bucket width overflows).
 int flameTopLevel(const model::LodGrid& grid, model::TimeNs firstNs, model::TimeNs lastNs);

@@ -240,7 +240,8 @@ std::uint64_t SpillFile::eventBytes(model::TrackId track) const
     const Totals& t = m_totals[track];
     return t.intervals * sizeof(model::Interval) + t.intervalArgBytes
         + t.instants * sizeof(model::Instant) + t.instantArgBytes
-        + t.counters * sizeof(model::CounterSample) + t.flows * sizeof(model::Flow);
+        + t.counters * sizeof(model::CounterSample) + t.flows * sizeof(model::Flow)
+        + t.samples * sizeof(model::StackSample);
 }
 
 void SpillFile::reload(model::TrackId track, StoreBuilder::TrackBuffer& b) const

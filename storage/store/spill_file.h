@@ -38,9 +38,8 @@ public:
     /// after the last spill is not in them): a track too long to reload whole.
     void forEachSegment(model::TrackId track,
         const std::function<void(StoreBuilder::TrackBuffer& segment)>& take) const;
-    /// What the track's spilled intervals, instants, counter samples and flows take in
-    /// memory (their structs and args): what tiling it in pieces bounds (track_pieces.h;
-    /// not its stack samples, held whole either way).
+    /// What the track's spilled events take in memory (their structs and args): what
+    /// tiling it in pieces bounds (track_pieces.h).
     std::uint64_t eventBytes(model::TrackId track) const;
     /// Moves the track's spilled events by `deltaNs` (as they are read back).
     void shiftTrack(model::TrackId track, model::TimeNs deltaNs);

@@ -1,9 +1,12 @@
 #include "storage/store/track_pieces.h"
 
+#include "storage/store/exact_cutter.h"
+#include "storage/store/flame_codec.h"
 #include "storage/store/flow_cutter.h"
 #include "storage/store/interval_tiler.h"
 #include "storage/store/interval_windows.h"
 #include "storage/store/point_tiler.h"
+#include "storage/store/sample_flame_summarizer.h"
 #include "storage/store/spill_file.h"
 
 #include <algorithm>
@@ -24,8 +27,8 @@ void forEachPart(const SpillFile& spill, model::TrackId track, StoreBuilder::Tra
     take(held);
 }
 
-/// Calls `take(timeNs, bytes)` for each interval (its start), instant, counter sample and
-/// flow (its start) of `part`, with what it takes in memory.
+/// Calls `take(timeNs, bytes)` for each interval (its start), instant, counter sample, flow
+/// (its start) and stack sample of `part`, with what it takes in memory.
 template<typename Take>
 void forEachTimedEvent(const StoreBuilder::TrackBuffer& part, Take take)
 {
@@ -37,6 +40,18 @@ void forEachTimedEvent(const StoreBuilder::TrackBuffer& part, Take take)
         take(sample.timeNs, sizeof(model::CounterSample));
     for (const model::Flow& flow : part.flows)
         take(flow.fromNs, sizeof(model::Flow));
+    for (const model::StackSample& sample : part.samples)
+        take(sample.timeNs, sizeof(model::StackSample));
+}
+
+/// A piece's stack samples in time order (stably: the pieces in turn are the track's
+/// samples sorted, as a track held whole sorts them).
+void sortSamples(StoreBuilder::TrackBuffer& piece)
+{
+    std::stable_sort(piece.samples.begin(), piece.samples.end(),
+        [](const model::StackSample& a, const model::StackSample& b) {
+            return a.timeNs < b.timeNs;
+        });
 }
 
 struct PiecePlan
@@ -74,6 +89,37 @@ PiecePlan planPieces(const SpillFile& spill, model::TrackId track, StoreBuilder:
     return plan;
 }
 
+/// The flame pyramid of a track's stack samples, from its pieces read twice more
+/// (sample_flame_summarizer.h), into `out` as encodeFlame() puts a pyramid: a level's
+/// buckets after the finer level's.
+template<typename EachPiece>
+void tileSampleFlame(
+    const EachPiece& eachPiece, SampleFlameSummarizer& summarizer, int zstdLevel, TrackTiles& out)
+{
+    eachPiece([&](StoreBuilder::TrackBuffer& piece, std::size_t) {
+        sortSamples(piece);
+        summarizer.measure(piece.samples);
+    });
+    const FlameStoredLevels stored = summarizer.levels();
+    if (stored.empty())
+        return;
+    std::vector<std::vector<FlameRow>> rows(static_cast<std::size_t>(stored.coarsest + 1));
+    const FlameBucketSink sink = [&](int level, const std::vector<FlameBucket>& buckets) {
+        for (const FlameBucket& b : buckets)
+            rows[static_cast<std::size_t>(level)].push_back(
+                { level, b.bucket, out.payloads.add(encodeFlameBucket(b, zstdLevel)) });
+    };
+    eachPiece([&](StoreBuilder::TrackBuffer& piece, std::size_t) {
+        sortSamples(piece);
+        summarizer.build(piece.samples, sink);
+    });
+    summarizer.finish(sink);
+    out.flame.finestLevel = stored.finest;
+    out.flame.coarsestLevel = stored.coarsest;
+    for (const std::vector<FlameRow>& level : rows)
+        out.flame.rows.insert(out.flame.rows.end(), level.begin(), level.end());
+}
+
 }  // namespace
 
 TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
@@ -84,16 +130,15 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
     const PiecePlan plan = planPieces(spill, track, held, grid, pieceBytes);
     const std::vector<std::int64_t>& starts = plan.starts;
 
-    // Cut the intervals, instants, counter samples and flows into pieces, written to a
-    // spill file of their own (a piece a "track" of it) whenever those held pass one
-    // piece; keep the stack samples.
+    // Cut the events into pieces, written to a spill file of their own (a piece a "track"
+    // of it) whenever those held pass one piece.
     SpillFile pieces(spill.path().string() + ".pieces." + std::to_string(track));
     std::vector<StoreBuilder::TrackBuffer> cut(starts.size());
-    StoreBuilder::TrackBuffer rest;
     std::size_t cutBytes = 0;
     std::int64_t intervals = 0;
     std::int64_t instants = 0;
     std::int64_t counters = 0;
+    std::int64_t samples = 0;
     auto pieceOf = [&](model::TimeNs ns) -> StoreBuilder::TrackBuffer& {
         const auto after = std::upper_bound(starts.begin(), starts.end(), windowOf(grid, ns));
         return cut[static_cast<std::size_t>(after - starts.begin() - 1)];
@@ -121,31 +166,36 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
             pieceOf(sample.timeNs).counters.push_back(sample);
         for (const model::Flow& flow : part.flows)
             pieceOf(flow.fromNs).flows.push_back(flow);
+        for (const model::StackSample& sample : part.samples)
+            pieceOf(sample.timeNs).samples.push_back(sample);
         intervals += static_cast<std::int64_t>(part.intervals.size());
         instants += static_cast<std::int64_t>(part.instants.size());
         counters += static_cast<std::int64_t>(part.counters.size());
+        samples += static_cast<std::int64_t>(part.samples.size());
         release(part.intervals);
         release(part.intervalArgs);
         release(part.instants);
         release(part.instantArgs);
         release(part.counters);
         release(part.flows);
-        rest.samples.insert(rest.samples.end(), part.samples.begin(), part.samples.end());
+        release(part.samples);
         if (cutBytes > pieceBytes)
             spillPieces();
     });
     spillPieces();
-    prepare(rest);
 
     TrackTiles out;
     out.payloads = std::move(payloads);
     bool any = false;
     // A track with samples gets the pyramid of its samples.
-    IntervalTiler tiler(
-        grid, zstdLevel, flame, rest.samples.empty(), intervals, out, plan.intervalSpan);
+    IntervalTiler tiler(grid, zstdLevel, flame, samples == 0, intervals, out, plan.intervalSpan);
     InstantTiler instantTiler(grid, zstdLevel, instants, out);
     CounterTiler counterTiler(grid, zstdLevel, counters, out);
     FlowCutter flowCutter(zstdLevel, out.payloads);
+    // Sample tiles after the flows', as tileFlowsAndSamples() orders them.
+    std::vector<TileRow> sampleRows;
+    ExactCutter<SampleTile> sampleCutter(TileKind::Samples, 0, zstdLevel, out.payloads, sampleRows);
+    SampleFlameSummarizer sampleFlame(grid, flame, samples);
     // The next piece is read (and decompressed) on another thread while this one is
     // tiled: a piece more in memory, for the core a lone long track leaves idle.
     auto load = [&](std::size_t p) {
@@ -170,6 +220,12 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
         instantTiler.add(piece.instants, piece.instantArgs);
         counterTiler.add(piece.counters);
         flowCutter.add(piece.flows);
+        sortSamples(piece);
+        for (const model::StackSample& sample : piece.samples)
+            sampleCutter.add(sample.timeNs, sample.timeNs,
+                [&sample](SampleTile& tile) { tile.samples.push_back(sample); });
+        if (sampleFlame.wanted())
+            sampleFlame.count(piece.samples);
     });
     tiler.decideLevels();
     if (intervals > 0) {  // the pieces read again for their intervals alone
@@ -184,8 +240,11 @@ TrackTiles tileTrackInPieces(const SpillFile& spill, model::TrackId track,
     if (counters > 0)
         counterTiler.finish();
     flowCutter.finish(out);
-    widenTrackSpan(rest, out.stats, any);
-    tileSamples(rest, grid, zstdLevel, flame, out);
+    sampleCutter.finish();
+    out.tiles.insert(out.tiles.end(), sampleRows.begin(), sampleRows.end());
+    out.stats.samples = samples;
+    if (sampleFlame.wanted())
+        tileSampleFlame(eachPiece, sampleFlame, zstdLevel, out);
     return out;
 }
 

@@ -284,6 +284,59 @@ TEST_CASE("a track of flows alone is tiled in pieces as if held whole", "[store]
     CHECK(reader.summary(from).flows == 60'000);
 }
 
+TEST_CASE(
+    "a track of stack samples is tiled in pieces as if held whole", "[store][spill][pieces]") {
+    // Samples out of time order, many at one time (their stable order counts), of a few
+    // dozen stacks with weights, across spilled segments: the pieces give the same exact
+    // tiles and the same flame pyramid (sample_flame_summarizer.h) as the track held whole.
+    // With intervals on the track or not (the pyramid is the samples' either way).
+    const bool withIntervals = GENERATE(false, true);
+    storage::MemoryTrace trace;
+    const auto process = trace.addTrack(model::kNoTrack, model::ResourceKind::Process, "rank 0");
+    const auto thread = trace.addTrack(process, model::ResourceKind::Thread, "main");
+    std::vector<model::StackId> stacks;
+    for (int i = 0; i < 40; ++i) {
+        const model::StackId parent = i < 4 ? 0 : stacks[static_cast<std::size_t>(i / 4 - 1)];
+        stacks.push_back(trace.internStack(parent, trace.intern("f" + std::to_string(i))));
+    }
+    std::uint64_t state = 11;
+    const auto next = [&state](std::uint64_t n) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (state >> 33) % n;
+    };
+    for (int i = 0; i < 80'000; ++i) {
+        const auto at = static_cast<model::TimeNs>(next(40'000'000) / 16 * 16);
+        trace.addStackSample(thread,
+            { .timeNs = at,
+                .stack = stacks[next(stacks.size())],
+                .weight = static_cast<std::uint32_t>(1 + next(3)) });
+    }
+    if (withIntervals) {
+        for (int i = 0; i < 2'000; ++i)
+            trace.addInterval(thread,
+                { .startNs = i * 20'000,
+                    .endNs = i * 20'000 + 5'000,
+                    .name = trace.intern("step") });
+    }
+    test::TempDir dir;
+    storage::StoreBuildOptions whole;
+    whole.memoryBudgetBytes = 64 << 10;
+    whole.pieceBytes = std::size_t(1) << 30;
+    storage::StoreBuildOptions pieces = whole;
+    pieces.pieceBytes = 16 << 10;
+    std::size_t inPieces = 0;
+    std::size_t wholeInPieces = 0;
+    CHECK(readBytes(buildStore(trace, dir / "pieces.strata", pieces, &inPieces))
+        == readBytes(buildStore(trace, dir / "whole.strata", whole, &wholeInPieces)));
+    CHECK(inPieces == 1);  // the samples' track: the path this case is for
+    CHECK(wholeInPieces == 0);
+    storage::StoreReader reader(dir / "pieces.strata");
+    CHECK(reader.summary(thread).samples == 80'000);
+    const auto levels = reader.flameLevels(thread);
+    REQUIRE(levels);  // a pyramid was built, and it is the samples'
+    CHECK(reader.flamePaths(thread).size() <= 1);
+}
+
 TEST_CASE("a store of a small trace is not padded out to SQLite's fixed cost", "[store]") {
     // At 4 KiB pages every table and index took a page: 57 KB for a ping-pong of four
     // messages (issue 16, store size <= gzip of the trace).
