@@ -4,12 +4,11 @@
 // with the counts of its README; and the stacks collapsed from our import of each
 // FlameGraph test file, compared with stackcollapse-perf.pl's folded result.
 
-#include "storage/import/stacks/folded_importer.h"
-#include "storage/import/stacks/perf_script_importer.h"
-
 #include "model/flame_tree.h"
 #include "storage/analysis/flame_query.h"
 #include "storage/import/common/line_reader.h"
+#include "storage/import/stacks/folded_importer.h"
+#include "storage/import/stacks/perf_script_importer.h"
 #include "storage/import/stacks/perf_script_parser.h"
 #include "storage/store/input_error.h"
 #include "storage/store/memory_trace.h"
@@ -19,7 +18,9 @@
 #include "tests/support/temp_dir.h"
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -178,6 +179,54 @@ TEST_CASE("perf script: samples without call chains, two events on separate trac
     REQUIRE(trace.track(1).samples.size() == 2);
     CHECK(foldedPath(trace, trace.track(1).samples[0].stack) == "compute");
     CHECK(trace.track(1).samples[1].timeNs == 1000);
+}
+
+TEST_CASE("perf script: samples are sent as the file is read, not held to its end", "[stacks]") {
+    // A 30 M-sample file took 1 GB held whole: its samples now go to the sink while the
+    // second of the importer's two passes reads the file (progress is of that pass).
+    test::TempDir dir;
+    const auto path = dir / "long.perf";
+    {
+        std::ofstream out(path, std::ios::binary);
+        for (int i = 0; i < 200'000; ++i) {
+            // Threads met out of order, times not sorted: tracks by tid, time 0 the first.
+            const int tid = i % 3 == 0 ? 12 : 11;
+            char time[32];
+            std::snprintf(time, sizeof time, "%d.%06d", 5000 + i / 1000, (i * 7919) % 1'000'000);
+            out << "app 10/" << tid << " " << time << ": cpu-clock: \n\t 400 work (/bin/app)\n"
+                << "\t 300 main (/bin/app)\n\n";
+        }
+    }
+    struct Sink : MemoryTrace
+    {
+        std::uint64_t progress = 0;
+        std::uint64_t progressAtFirstSample = 0;
+        bool sampled = false;
+        void addStackSample(model::TrackId track, const model::StackSample& sample) override
+        {
+            if (!sampled)
+                progressAtFirstSample = progress;
+            sampled = true;
+            MemoryTrace::addStackSample(track, sample);
+        }
+    } trace;
+    std::uint64_t total = 0;
+    const storage::PerfImportStats stats =
+        storage::importPerfScript(path, trace, [&](std::uint64_t done, std::uint64_t all) {
+            trace.progress = done;
+            total = all;
+            return true;
+        });
+    CHECK(stats.samples == 200'000);
+    CHECK(total == std::filesystem::file_size(path));
+    CHECK(trace.progressAtFirstSample < total / 2);
+    const model::ResourceTree& tree = trace.resources();
+    REQUIRE(tree.size() == 3);
+    CHECK(tree.track(1).name == "app [11]");
+    CHECK(tree.track(2).name == "app [12]");
+    CHECK(trace.track(1).samples.size() + trace.track(2).samples.size() == 200'000);
+    CHECK(trace.track(2).samples.front().timeNs == 0);  // sample 0 (tid 12) is the first
+    CHECK(stats.firstNs == 5'000'000'000'000);
 }
 
 TEST_CASE("perf script: bad inputs are reported with their line number", "[stacks]")
