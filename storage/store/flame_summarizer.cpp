@@ -243,9 +243,8 @@ std::vector<FlameLevel> buildLevels(const model::LodGrid& grid, int first, int t
         std::vector<FlameBucket> buckets = reduce(parts);
         std::vector<Part>().swap(parts);
         if (!levels.empty()
-            || (!buckets.empty()
-                && static_cast<std::int64_t>(entryCount(buckets)) * options.minCompression <= raw
-                && static_cast<std::int64_t>(buckets.size()) * options.minEventsPerBucket <= raw))
+            || options.worthStoring(static_cast<std::int64_t>(buckets.size()),
+                static_cast<std::int64_t>(entryCount(buckets)), raw))
             levels.push_back({ level, std::move(buckets) });
         else
             previous = std::move(buckets);
@@ -459,8 +458,7 @@ private:
         // of one, it cannot be stored (the finest levels, of the shortest intervals).
         if (raw < m_options.minEventsPerBucket || raw < m_options.minCompression)
             return false;
-        return !l.hopeless && l.buckets > 0 && l.entries * m_options.minCompression <= raw
-            && l.buckets * m_options.minEventsPerBucket <= raw;
+        return !l.hopeless && m_options.worthStoring(l.buckets, l.entries, raw);
     }
 
     /// The first and last buckets of `level` that `iv` touches (a zero-length interval:
@@ -611,7 +609,7 @@ FlamePyramid summarizeFlameSamples(const model::LodGrid& grid,
             buckets += b != last;
             last = b;
         }
-        if (buckets * std::max(options.minCompression, options.minEventsPerBucket) <= events)
+        if (options.fewEnoughBuckets(buckets, events))
             break;
     }
     std::vector<Part> parts;

@@ -37,6 +37,7 @@
 #include "model/stack_table.h"
 #include "storage/store/interval_windows.h"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -83,6 +84,20 @@ struct FlameSummaryOptions
     /// minEventsPerBucket of those on average (each stored bucket costs a row and a frame).
     std::int64_t minCompression = 4;
     std::int64_t minEventsPerBucket = 32;
+
+    /// Whether a level of `buckets` buckets and `entries` entries, made of `raw` samples or
+    /// interval pieces, is worth storing (the rule above).
+    bool worthStoring(std::int64_t buckets, std::int64_t entries, std::int64_t raw) const
+    {
+        return buckets > 0 && entries * minCompression <= raw
+            && buckets * minEventsPerBucket <= raw;
+    }
+    /// Whether `events` samples in `buckets` buckets could make a level worth storing: the
+    /// first level a sample pyramid builds.
+    bool fewEnoughBuckets(std::int64_t buckets, std::int64_t events) const
+    {
+        return buckets * std::max(minCompression, minEventsPerBucket) <= events;
+    }
 };
 
 /// The pyramid of stack samples sorted by time.

@@ -116,9 +116,8 @@ struct SampleFlameSummarizer::State
         if (counted != events)
             throw std::logic_error("SampleFlameSummarizer: pass 1 saw another count of samples");
         top = flameTopLevel(grid, firstNs, lastNs);
-        const std::int64_t most = std::max(options.minCompression, options.minEventsPerBucket);
         for (first = 1; first < top; ++first) {
-            if (buckets[static_cast<std::size_t>(first - 1)] * most <= events)
+            if (options.fewEnoughBuckets(buckets[static_cast<std::size_t>(first - 1)], events))
                 break;
         }
         open.assign(static_cast<std::size_t>(top - first + 1), {});
@@ -255,8 +254,7 @@ FlameStoredLevels SampleFlameSummarizer::levels()
     // Stored from the first level that compresses its samples enough (buildLevels' rule).
     for (int level = s.first; level <= s.top; ++level) {
         const auto at = static_cast<std::size_t>(level - s.first);
-        if (s.levelBuckets[at] > 0 && s.levelEntries[at] * s.options.minCompression <= s.events
-            && s.levelBuckets[at] * s.options.minEventsPerBucket <= s.events) {
+        if (s.options.worthStoring(s.levelBuckets[at], s.levelEntries[at], s.events)) {
             s.stored = { level, s.top };
             break;
         }
