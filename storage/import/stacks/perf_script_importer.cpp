@@ -125,7 +125,7 @@ private:
     std::map<std::string, std::size_t> m_processIndex;
     std::vector<Event> m_events;
     /// The first pass's: which (thread, event) pairs have samples, and the time span.
-    std::set<std::pair<std::uint32_t, std::uint32_t>> m_used;
+    std::vector<std::vector<bool>> m_used;  ///< by thread, then event
     model::TimeNs m_firstNs = 0;
     model::TimeNs m_lastNs = 0;
     /// The second pass's: a track per (thread, event) with samples, and time 0.
@@ -192,8 +192,13 @@ void Importer::finishSample()
         return;
     m_open = false;
     if (m_pass == Pass::Layout) {
-        const bool first = m_used.empty();
-        m_used.insert({ m_current.thread, m_current.event });
+        const bool first = m_stats.samples == 1;  // counted by startSample()
+        if (m_used.size() <= m_current.thread)
+            m_used.resize(m_current.thread + 1);
+        std::vector<bool>& events = m_used[m_current.thread];
+        if (events.size() <= m_current.event)
+            events.resize(m_current.event + 1, false);
+        events[m_current.event] = true;
         m_firstNs = first ? m_current.timeNs : std::min(m_firstNs, m_current.timeNs);
         m_lastNs = first ? m_current.timeNs : std::max(m_lastNs, m_current.timeNs);
         return;
@@ -301,11 +306,6 @@ void Importer::makeTracks()
         events += (events.empty() ? "" : ",") + e.name;
     m_sink.setMeta("perf_events", events);
 
-    // Which (thread, event) pairs have samples: one track each.
-    std::vector<std::vector<bool>> used(m_threads.size(), std::vector<bool>(m_events.size(), false));
-    for (const auto& [thread, event] : m_used)
-        used[thread][event] = true;
-
     std::vector<std::size_t> processOrder(m_processes.size());
     for (std::size_t i = 0; i < processOrder.size(); ++i)
         processOrder[i] = i;
@@ -336,7 +336,8 @@ void Importer::makeTracks()
                 continue;
             ++m_stats.threads;
             for (std::size_t e = 0; e < m_events.size(); ++e) {
-                if (!used[t][e])
+                // A track for each (thread, event) pair with samples.
+                if (t >= m_used.size() || e >= m_used[t].size() || !m_used[t][e])
                     continue;
                 std::string threadName = thread.comm + " [" + std::to_string(thread.tid) + "]";
                 if (m_events.size() > 1)
