@@ -115,6 +115,49 @@ bool wholeNumber(std::string_view text, std::int64_t& value)
     return true;
 }
 
+/// Arrays of whole numbers a column stores as numbers: at most this many elements.
+constexpr std::size_t kMaxArrayElements = 16;
+
+/// The count of elements of `text` when it is an array of 1..kMaxArrayElements whole
+/// numbers as wholeNumber() takes them, written minified ([a,b,c]), each put at `out`;
+/// 0 otherwise. One pass over the digits: Kineto gives two such arrays to every kernel.
+std::size_t wholeArray(std::string_view text, std::int64_t* out)
+{
+    if (text.size() < 3 || text.front() != '[' || text.back() != ']')
+        return 0;
+    const char* p = text.data() + 1;
+    const char* const close = text.data() + text.size() - 1;
+    for (std::size_t count = 1; count <= kMaxArrayElements; ++count) {
+        const bool negative = *p == '-';
+        p += negative;
+        const char* const digits = p;
+        std::uint64_t v = 0;
+        for (unsigned d; p < close && (d = static_cast<unsigned char>(*p) - '0') <= 9; ++p)
+            v = v * 10 + d;
+        const auto n = static_cast<std::size_t>(p - digits);
+        if (n == 0 || n > 18 || (*digits == '0' && (n > 1 || negative)))
+            return 0;
+        *out++ = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+        if (p == close)
+            return count;
+        if (*p++ != ',')
+            return 0;
+    }
+    return 0;
+}
+
+/// Writes `count` values, `stride` apart from `values` on, as zigzag varints of their
+/// differences, each against the one before (the first against 0).
+void writeDeltas(ByteWriter& out, const std::int64_t* values, std::size_t count, std::size_t stride)
+{
+    std::int64_t previous = 0;
+    for (std::size_t i = 0; i < count; ++i, values += stride) {
+        out.varint(zigzag(static_cast<std::int64_t>(
+            static_cast<std::uint64_t>(*values) - static_cast<std::uint64_t>(previous))));
+        previous = *values;
+    }
+}
+
 /// Whether the n bytes at a and b are the same, compared a word at a time: the literals
 /// of a shape are short, and a call of memcmp for each cost more than comparing them.
 inline bool sameBytes(const char* a, const char* b, std::size_t n)
@@ -196,6 +239,36 @@ struct Shape
     }
 };
 
+/// A column of `rows` arrays of whole numbers (layout mode 2) written back as their text
+/// ([a,b,c]) at the end of `numbers`, each row's offset and length in `spans`.
+void readNumberArrays(ByteReader& in, std::uint64_t rows, std::string& numbers,
+    std::vector<std::pair<std::size_t, std::size_t>>& spans)
+{
+    const std::uint64_t n = in.varint();
+    // Every element takes at least a byte: a count beyond the bytes left is corrupt.
+    if (n == 0 || n > in.remaining() || (rows > 0 && n > in.remaining() / rows))
+        throw CorruptTile("tile claims more arg array elements than it holds");
+    std::vector<std::int64_t> elements(rows * n);  // element-major, as written
+    for (std::uint64_t e = 0; e < n; ++e) {
+        std::int64_t v = 0;
+        for (std::uint64_t r = 0; r < rows; ++r)
+            elements[e * rows + r] = v = in.delta(v);
+    }
+    char text[24];
+    for (std::uint64_t r = 0; r < rows; ++r) {
+        const std::size_t start = numbers.size();
+        numbers.push_back('[');
+        for (std::uint64_t e = 0; e < n; ++e) {
+            if (e > 0)
+                numbers.push_back(',');
+            char* end = std::to_chars(text, text + sizeof text, elements[e * rows + r]).ptr;
+            numbers.append(text, end);
+        }
+        numbers.push_back(']');
+        spans.emplace_back(start, numbers.size() - start);
+    }
+}
+
 }  // namespace
 
 void writeArgsByMember(ByteWriter& out, const ArgsColumn& args, std::size_t rows)
@@ -254,6 +327,26 @@ void writeArgsByMember(ByteWriter& out, const ArgsColumn& args, std::size_t rows
                     each(shape.values[r * width + k]);
             };
             whole.clear();
+            if (!shape.values[k].empty() && shape.values[k].front() == '[') {
+                // Arrays of whole numbers (Kineto's grid and block): a column per element.
+                std::int64_t row[kMaxArrayElements];
+                const std::size_t n = wholeArray(shape.values[k], row);
+                whole.resize(n * shape.rows);
+                std::copy(row, row + n, whole.begin());
+                bool same = n > 0;
+                for (std::size_t r = 1; r < shape.rows && same; ++r) {
+                    same = wholeArray(shape.values[r * width + k], row) == n;
+                    std::copy(row, row + n, whole.data() + r * n);
+                }
+                if (same) {
+                    out.u8(2);
+                    out.varint(n);
+                    for (std::size_t e = 0; e < n; ++e)
+                        writeDeltas(out, whole.data() + e, shape.rows, n);
+                    continue;
+                }
+                whole.clear();
+            }
             bool allWhole = true;
             for (std::size_t r = 0; r < shape.rows && allWhole; ++r) {
                 std::int64_t v = 0;
@@ -262,12 +355,7 @@ void writeArgsByMember(ByteWriter& out, const ArgsColumn& args, std::size_t rows
             }
             if (allWhole) {
                 out.u8(1);
-                std::int64_t previous = 0;
-                for (std::int64_t w : whole) {
-                    out.varint(zigzag(static_cast<std::int64_t>(
-                        static_cast<std::uint64_t>(w) - static_cast<std::uint64_t>(previous))));
-                    previous = w;
-                }
+                writeDeltas(out, whole.data(), whole.size(), 1);
             } else {
                 out.u8(0);
                 column([&out](std::string_view text) { out.varint(text.size()); });
@@ -281,7 +369,7 @@ void writeArgsByMember(ByteWriter& out, const ArgsColumn& args, std::size_t rows
         out.raw(text);
 }
 
-ArgsColumn readArgsByMember(ByteReader& in, std::size_t rows)
+ArgsColumn readArgsByMember(ByteReader& in, std::size_t rows, ArgsLayout layout)
 {
     // Every shape, key and row takes at least a byte: counts beyond the bytes left are
     // corrupt, and checking them first bounds what is allocated.
@@ -327,7 +415,7 @@ ArgsColumn readArgsByMember(ByteReader& in, std::size_t rows)
         for (std::size_t k = 0; k < keys[s].size(); ++k) {
             Column& column = columns.emplace_back();
             const std::uint8_t mode = in.u8();
-            if (mode > 1)
+            if (mode > (layout == ArgsLayout::NumberArrays ? 2 : 1))
                 throw CorruptTile("tile has an unknown arg column");
             if (n > in.remaining())
                 throw CorruptTile("tile claims more arg values than it holds");
@@ -342,6 +430,10 @@ ArgsColumn readArgsByMember(ByteReader& in, std::size_t rows)
                     numberSpans.emplace_back(numbers.size(), static_cast<std::size_t>(end - text));
                     numbers.append(text, end);
                 }
+            } else if (mode == 2) {
+                column.whole = true;  // its texts are in `numbers` too
+                column.firstNumber = numberSpans.size();
+                readNumberArrays(in, n, numbers, numberSpans);
             } else {
                 std::vector<std::uint64_t> lengths(n);
                 for (auto& length : lengths)

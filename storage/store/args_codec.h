@@ -1,5 +1,6 @@
 #pragma once
-// The args column of exact interval and instant tiles, by member (tile codec version 2).
+// The args column of exact interval and instant tiles, by member (tile codec version 2;
+// version 3 adds arrays of whole numbers as number columns).
 //
 // Version 1 stored each row's args as its JSON text, one after the other. Most rows of a
 // tile repeat a few key sets ({"device","stream","correlation",...} for every kernel), and
@@ -15,6 +16,11 @@
 //   per shape, per key:               the values of the rows of that shape, in row order
 //     u8 1, svarint deltas            all whole numbers (-?[1-9][0-9]{0,17} or 0): each
 //                                     against the previous value of the column
+//     u8 2, varint W, W x svarint deltas
+//                                     all arrays of W >= 1 whole numbers ([a,b,c], as
+//                                     Kineto's grid and block): per element, its values
+//                                     each against the previous row's (from tile codec
+//                                     version 3 on)
 //     u8 0, varint lengths, bytes     otherwise: each value's JSON text
 //   varint lengths, bytes             the verbatim rows' text
 //
@@ -33,7 +39,13 @@ namespace strata::storage {
 /// Writes rows [0, rows) of `args` in the layout above.
 void writeArgsByMember(ByteWriter& out, const ArgsColumn& args, std::size_t rows);
 
-/// Reads what writeArgsByMember() wrote for `rows` rows. Throws CorruptTile.
-ArgsColumn readArgsByMember(ByteReader& in, std::size_t rows);
+/// What a column of an args layout may hold: arrays of whole numbers as number columns
+/// (mode 2) from tile codec version 3 on.
+enum class ArgsLayout : std::uint8_t { ArraysAsText, NumberArrays };
+
+/// Reads what writeArgsByMember() wrote for `rows` rows (or, with ArraysAsText, what it
+/// wrote before arrays had their mode). Throws CorruptTile.
+ArgsColumn readArgsByMember(
+    ByteReader& in, std::size_t rows, ArgsLayout layout = ArgsLayout::NumberArrays);
 
 }  // namespace strata::storage

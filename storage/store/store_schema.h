@@ -58,9 +58,14 @@
 // part and a detail part in two zstd frames, tile_codec.cpp), written by every store,
 // with or without foreign_tracks; readers of versions up to 3 refuse it as newer.
 //
-// Format version 5 (this one) is version 4 with exact interval and instant tiles at codec
-// version 2: their args stored by member (args_codec.h). Readers of versions up to 4
-// refuse it as newer, and this reads every older store.
+// Format version 5 is version 4 with exact interval and instant tiles at codec version 2:
+// their args stored by member (args_codec.h). Readers of versions up to 4 refuse it as
+// newer.
+//
+// Format version 6 (this one) is version 5 with exact interval and instant tiles at codec
+// version 3: arrays of whole numbers in their args (Kineto's grid and block) stored as a
+// number column per element (args_codec.h). Readers of versions up to 5 refuse it as
+// newer, and this reads every older store.
 //
 // Nothing here assumes one writer for the whole run: a shard holds a subset of tracks
 // with the same schema, and ids are local to the file.
@@ -68,7 +73,7 @@
 namespace strata::storage {
 
 /// The newest format this reads, and the one it writes.
-inline constexpr int kStoreFormatVersion = 5;
+inline constexpr int kStoreFormatVersion = 6;
 inline constexpr const char* kStoreFormatName = "strata";
 
 inline constexpr const char* kStoreSchemaSql = R"sql(

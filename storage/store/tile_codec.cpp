@@ -409,7 +409,9 @@ void readTimes(ByteReader& in, Rows& rows, Set set)
 ArgsColumn readArgs(ByteReader& in, std::size_t rows, std::uint8_t version)
 {
     if (version >= kArgsByMemberCodecVersion)
-        return readArgsByMember(in, rows);
+        return readArgsByMember(in, rows,
+            version >= kArgsNumberArraysCodecVersion ? ArgsLayout::NumberArrays
+                                                     : ArgsLayout::ArraysAsText);
     ArgsColumn args;
     std::uint64_t total = 0;
     std::vector<std::uint64_t> ends(rows);
@@ -515,12 +517,12 @@ std::string encodeTile(const IntervalTile& tile, int zstdLevel)
         out.u8(static_cast<std::uint8_t>(e.role));
     writeTimes(out, ev, [](const model::Interval& e) { return model::TimeNs(e.seq); });
     writeArgsByMember(out, tile.args, ev.size());
-    return wrap(TileKind::Intervals, out.bytes(), zstdLevel, kArgsByMemberCodecVersion);
+    return wrap(TileKind::Intervals, out.bytes(), zstdLevel, kArgsNumberArraysCodecVersion);
 }
 
 IntervalTile decodeIntervalTile(std::string_view payload, bool withArgs)
 {
-    const RawTile raw = unwrap(TileKind::Intervals, payload, kArgsByMemberCodecVersion);
+    const RawTile raw = unwrap(TileKind::Intervals, payload, kArgsNumberArraysCodecVersion);
     ByteReader in(raw);
     IntervalTile tile;
     auto& ev = tile.events;
@@ -561,12 +563,12 @@ std::string encodeTile(const InstantTile& tile, int zstdLevel)
     for (const auto& e : tile.events)
         out.varint(e.category);
     writeArgsByMember(out, tile.args, tile.events.size());
-    return wrap(TileKind::Instants, out.bytes(), zstdLevel, kArgsByMemberCodecVersion);
+    return wrap(TileKind::Instants, out.bytes(), zstdLevel, kArgsNumberArraysCodecVersion);
 }
 
 InstantTile decodeInstantTile(std::string_view payload, bool withArgs)
 {
-    const RawTile raw = unwrap(TileKind::Instants, payload, kArgsByMemberCodecVersion);
+    const RawTile raw = unwrap(TileKind::Instants, payload, kArgsNumberArraysCodecVersion);
     ByteReader in(raw);
     InstantTile tile;
     tile.events.resize(rowCount(in, 4));

@@ -32,9 +32,11 @@ inline constexpr std::uint8_t kCounterCodecVersion = 2;
 /// Interval summary tiles are written at version 2: a drawn part and a detail part in two
 /// zstd frames (tile_codec.cpp); version 1 tiles (one frame) still decode.
 inline constexpr std::uint8_t kIntervalSummaryCodecVersion = 2;
-/// Exact interval and instant tiles are written at version 2: their args by member
-/// (args_codec.h); version 1 tiles (each row's text) still decode.
+/// Exact interval and instant tiles are written at version 3: their args by member, with
+/// arrays of whole numbers as number columns (args_codec.h). Version 2 tiles (by member,
+/// arrays as text) and version 1 tiles (each row's text) still decode.
 inline constexpr std::uint8_t kArgsByMemberCodecVersion = 2;
+inline constexpr std::uint8_t kArgsNumberArraysCodecVersion = 3;
 
 /// The codec version tiles of `kind` are written at (the constants above; every version
 /// from kTileCodecVersion up to it decodes).
@@ -43,7 +45,7 @@ constexpr std::uint8_t newestCodecVersion(TileKind kind)
     switch (kind) {
     case TileKind::Intervals:
     case TileKind::Instants:
-        return kArgsByMemberCodecVersion;
+        return kArgsNumberArraysCodecVersion;
     case TileKind::Counters:
     case TileKind::CounterSummary:
         return kCounterCodecVersion;

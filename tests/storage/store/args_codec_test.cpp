@@ -1,7 +1,7 @@
-// The args column by member (args_codec.h, exact tiles at codec version 2): every row
+// The args column by member (args_codec.h, exact tiles at codec version 3): every row
 // decodes to exactly the text it was given, whatever that text is; Kineto-like args take
-// far fewer bytes than their text; tiles of codec version 1 still decode; and the
-// timeline's decoding (no args) reads the same events.
+// far fewer bytes than their text, arrays of whole numbers too; tiles of codec versions 1
+// and 2 still decode; and the timeline's decoding (no args) reads the same events.
 
 #include "storage/store/args_codec.h"
 
@@ -28,12 +28,18 @@ ArgsColumn columnOf(const std::vector<std::string>& texts)
     return args;
 }
 
-/// Encodes rows [0, texts.size()) by member and decodes them; every row must come back.
-std::size_t requireRoundTrip(const std::vector<std::string>& texts)
+/// `texts` by member.
+std::string byMember(const std::vector<std::string>& texts)
 {
     storage::ByteWriter out;
     storage::writeArgsByMember(out, columnOf(texts), texts.size());
-    const std::string bytes = out.bytes();
+    return out.bytes();
+}
+
+/// Encodes rows [0, texts.size()) by member and decodes them; every row must come back.
+std::size_t requireRoundTrip(const std::vector<std::string>& texts)
+{
+    const std::string bytes = byMember(texts);
     storage::ByteReader in(bytes);
     const ArgsColumn back = storage::readArgsByMember(in, texts.size());
     CHECK(in.atEnd());
@@ -78,10 +84,10 @@ std::string randomArgs(std::mt19937_64& rng)
     const auto pick = [&rng](int n) {
         return std::uniform_int_distribution<int>(0, n - 1)(rng);
     };
-    static const std::vector<std::vector<std::string>> shapes = {
-        { "device", "stream", "correlation" }, { "cbid", "correlation" },
-        { "External id", "Sequence number" }, { "a\\\"b", "\\u0041" }, { "dup", "dup" }, {}
-    };
+    static const std::vector<std::vector<std::string>> shapes = { { "device", "stream",
+                                                                      "correlation" },
+        { "cbid", "correlation" }, { "External id", "Sequence number" }, { "a\\\"b", "\\u0041" },
+        { "dup", "dup" }, {}, { "grid", "block" } };
     switch (pick(12)) {
     case 0:
         return "";
@@ -103,6 +109,22 @@ std::string randomArgs(std::mt19937_64& rng)
         if (k > 0)
             out += spaced ? ", " : ",";
         out += "\"" + keys[k] + "\":";
+        if (keys[k] == "grid" || keys[k] == "block") {
+            // Arrays of whole numbers, mostly of one width (a column of numbers per
+            // element), some of another or holding something else (the column as text).
+            static const std::vector<std::string> odd = { "-0", "01", "1.5", "\"1\"", "[1]",
+                "123456789012345678", "-123456789012345678", "1234567890123456789" };
+            const int width = pick(10) == 0 ? 1 + pick(17) : 3;
+            out += "[";
+            for (int e = 0; e < width; ++e) {
+                out += e > 0 ? "," : "";
+                out += pick(50) == 0
+                    ? odd[static_cast<std::size_t>(pick(static_cast<int>(odd.size())))]
+                    : std::to_string(std::uniform_int_distribution<long>(-3, 70000)(rng));
+            }
+            out += "]";
+            continue;
+        }
         out += pick(3) == 0 ? randomValue(rng, 0, spaced)
                             : std::to_string(std::uniform_int_distribution<long>(-5, 900000)(rng));
     }
@@ -127,6 +149,30 @@ TEST_CASE("args by member give back every row's text", "[store][codec]") {
         requireRoundTrip({ "{ \"a\":1}", "{\"a\" :1}", "{\"a\":1 }", "{\"a\":1,}", "[1]", "5",
             "\"s\"", "{\"a\":", "{\"a\":\"unterminated}", "{\"a\":1}}", "{\"a\":{\"b\":[1,2}}",
             "{\"a\":\"\\\"}\"}", "{\"\":\"\"}", "{" });
+        // Arrays of whole numbers: of one width in every row (a number column per element),
+        // negative and at the edge of what an int64 gives back; a column with one array of
+        // another width, or one that is not whole numbers written as to_chars writes them,
+        // or not minified, is kept as text.
+        const std::string grid = "{\"grid\":[4096,1,1],\"block\":[-7,123456789012345678,0]}";
+        requireRoundTrip(
+            { grid, "{\"grid\":[24,32,1],\"block\":[256,-123456789012345678,1]}", grid });
+        for (const std::string other : { "[1,1]", "[1,1,1,1]", "[1.5,1,1]", "[-0,1,1]", "[01,1,1]",
+                 "[1,,1]", "[1,1,]", "[,1,1]", "[1,1,1,]", "[ 1,1,1]", "[1,1,1 ]", "[1,[1],1]",
+                 "[1,1]1]", "[1234567890123456789,1,1]", "[\"1\",1,1]", "[]", "[-]", "[1,-,1]" }) {
+            INFO(other);
+            requireRoundTrip({ grid, "{\"grid\":" + other + ",\"block\":[1,2,3]}", grid });
+            requireRoundTrip({ "{\"grid\":" + other + ",\"block\":[1,2,3]}", grid });
+        }
+        // Up to 16 elements make number columns; more are kept as text.
+        for (int width : { 1, 2, 15, 16, 17, 40 }) {
+            std::string array = "[";
+            for (int e = 0; e < width; ++e)
+                array += (e > 0 ? "," : "") + std::to_string(e * 1000 - 3);
+            array += "]";
+            INFO(array);
+            requireRoundTrip({ "{\"a\":" + array + "}", "{\"a\":" + array + "}", "{\"a\":[0]}" });
+            requireRoundTrip({ "{\"a\":" + array + "}", "{\"a\":" + array + "}" });
+        }
         // Keys that differ only by their escapes, and a repeated key.
         requireRoundTrip({ "{\"\\u0041\":1}", "{\"A\":1}", "{\"k\":1,\"k\":2}" });
         // Rows that start like the row before them (the writer tries its key set first)
@@ -166,6 +212,65 @@ TEST_CASE("Kineto-like args take a fraction of their text by member", "[store][c
     CHECK(5 * bytes < textBytes);
 }
 
+TEST_CASE("arrays of whole numbers take a byte or two an element", "[store][codec]") {
+    // Kineto's launch dimensions: a few kinds of kernel, one after another. As text,
+    // "grid":[4096,1,1],"block":[256,1,1] holds 21 bytes of values a row.
+    std::vector<std::string> texts;
+    static const std::string dims[] = { "\"grid\":[4096,1,1],\"block\":[256,1,1]",
+        "\"grid\":[24,32,1],\"block\":[128,1,1]", "\"grid\":[12,32,1],\"block\":[256,1,1]" };
+    for (int i = 0; i < 600; ++i)
+        texts.push_back("{\"stream\":7," + dims[i % 3] + "}");
+    const std::size_t bytes = requireRoundTrip(texts);
+    INFO(bytes << " bytes by member");
+    CHECK(bytes < 600 * 10);  // 6 elements and the stream: 7 numbers, at most 2 bytes for 1
+}
+
+TEST_CASE("an args layout of codec version 2 holds arrays as text", "[store][codec]") {
+    const std::vector<std::string> texts = { "{\"grid\":[4096,1,1]}", "{\"grid\":[24,32,1]}" };
+    const std::string withArrays = byMember(texts);
+    storage::ByteReader in(withArrays);
+    REQUIRE_THROWS_AS(
+        storage::readArgsByMember(in, texts.size(), storage::ArgsLayout::ArraysAsText),
+        storage::CorruptTile);
+
+    // What version 2 wrote: the column's values as text (mode 0).
+    storage::ByteWriter v2;
+    v2.varint(1);
+    v2.varint(1);
+    v2.string("grid");
+    v2.varint(1);
+    v2.varint(1);
+    v2.u8(0);
+    v2.varint(texts[0].size() - 9);
+    v2.varint(texts[1].size() - 9);
+    v2.raw(std::string_view(texts[0]).substr(8, texts[0].size() - 9));
+    v2.raw(std::string_view(texts[1]).substr(8, texts[1].size() - 9));
+    const std::string bytes = v2.bytes();
+    storage::ByteReader old(bytes);
+    const ArgsColumn back =
+        storage::readArgsByMember(old, texts.size(), storage::ArgsLayout::ArraysAsText);
+    CHECK(old.atEnd());
+    CHECK(back.at(0) == texts[0]);
+    CHECK(back.at(1) == texts[1]);
+
+    // A version 2 tile: the same body reads as it did; one with a number array is refused.
+    storage::IntervalTile tile;
+    for (std::uint32_t i = 0; i < 2; ++i) {
+        tile.events.push_back(
+            { model::TimeNs(10 * i), model::TimeNs(10 * i + 5), 1, 0, 0, model::Role::Useful, i });
+    }
+    tile.args.append(0, "{\"name\":\"x\"}");
+    tile.args.append(1, "{\"name\":\"y\"}");
+    std::string payload = storage::encodeTile(tile, 3);
+    payload[3] = 2;
+    CHECK(storage::decodeIntervalTile(payload).args.at(1) == "{\"name\":\"y\"}");
+    tile.args = columnOf(texts);
+    payload = storage::encodeTile(tile, 3);
+    CHECK(storage::decodeIntervalTile(payload).args.at(1) == texts[1]);
+    payload[3] = 2;
+    REQUIRE_THROWS_AS(storage::decodeIntervalTile(payload), storage::CorruptTile);
+}
+
 TEST_CASE(
     "exact tiles keep their args, and the timeline's decoding leaves them out", "[store][codec]") {
     storage::IntervalTile intervals;
@@ -176,7 +281,7 @@ TEST_CASE(
         intervals.args.append(i, texts[i]);
     }
     const std::string payload = storage::encodeTile(intervals, 3);
-    CHECK(static_cast<std::uint8_t>(payload[3]) == storage::kArgsByMemberCodecVersion);
+    CHECK(static_cast<std::uint8_t>(payload[3]) == storage::kArgsNumberArraysCodecVersion);
     const storage::IntervalTile full = storage::decodeIntervalTile(payload);
     const storage::IntervalTile drawn = storage::decodeIntervalTile(payload, false);
     REQUIRE(full.events.size() == texts.size());
@@ -243,4 +348,25 @@ TEST_CASE("an args column that would decode to gigabytes is refused", "[store][c
     const std::string bytes = out.bytes();
     storage::ByteReader in(bytes);
     REQUIRE_THROWS_AS(storage::readArgsByMember(in, rows), storage::CorruptTile);
+}
+
+TEST_CASE("a number array column of no elements, or more than its bytes, is refused",
+    "[store][codec][bad]") {
+    for (const std::uint64_t width :
+        { std::uint64_t(0), std::uint64_t(5), std::uint64_t(1) << 40 }) {
+        INFO("width " << width);
+        storage::ByteWriter out;
+        out.varint(1);  // one shape of one key
+        out.varint(1);
+        out.string("grid");
+        out.varint(1);  // two rows of it
+        out.varint(1);
+        out.u8(2);
+        out.varint(width);
+        for (int i = 0; i < 8; ++i)  // 8 values: 4 elements of 2 rows at most
+            out.varint(0);
+        const std::string bytes = out.bytes();
+        storage::ByteReader in(bytes);
+        REQUIRE_THROWS_AS(storage::readArgsByMember(in, 2), storage::CorruptTile);
+    }
 }

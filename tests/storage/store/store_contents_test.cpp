@@ -91,10 +91,12 @@ TEST_CASE("stores of fixed inputs keep the contents they had before the memory r
     // version 5, exact interval and instant tiles with their args by member (codec
     // version 2, args_codec.h), which decode to the same events and args; and for the
     // detail part of interval summary tiles at zstd level 3 with Huffman-coded literals
-    // (tile_codec.cpp), which decompresses to the bytes it did.
-    const std::string kSynth = "9faf9a0132af1408";
-    const std::string kRandom = "e1d9b0e4aea64001";
-    const std::string kShards[] = { "2f83645301cbdd7e", "3e3f4c381ccf559c" };
+    // (tile_codec.cpp), which decompresses to the bytes it did; and for store format
+    // version 6, arrays of whole numbers in the args of exact tiles as number columns
+    // (codec version 3, args_codec.h), which decode to the same args.
+    const std::string kSynth = "9c5b50741ef30bd6";
+    const std::string kRandom = "13f6f584fc9ead25";
+    const std::string kShards[] = { "9677ae97971677f1", "35d8cbae0df92d4a" };
     test::TempDir dir;
 
     SECTION("synthetic run, in memory, two workers") {
