@@ -67,8 +67,8 @@ int main(int argc, char** argv)
     intervals.events = {{0, 100, 1, 2, 0, model::Role::Useful, 0},
                         {10, 40, 3, 2, 1, model::Role::Comm, 1},
                         {50, 60, 4, 0, 1, model::Role::Idle, 2}};
-    intervals.args.append(0, "{\"k\":1,\"s\":\"x\"}");
-    intervals.args.append(1, "{\"k\":2,\"s\":[1]}");
+    intervals.args.append(0, "{\"k\":1,\"s\":\"x\",\"g\":[1,2,3]}");
+    intervals.args.append(1, "{\"k\":2,\"s\":[1],\"g\":[4,-5,6]}");
     intervals.args.append(2, "{ \"spaced\": true }");
     emit(dir, "intervals", encodeTile(intervals));
 
