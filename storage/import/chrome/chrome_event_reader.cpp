@@ -88,7 +88,10 @@ std::size_t scanChromeEvent(std::string_view text, bool listOnly, ChromeEventFie
         n = listJsonObject(text, sink);
     } else {
         // The checked scan with the members sorted inline (json_object_scanner.h).
-        n = json_scan_detail::scanObject(text, [&](const JsonField& f) { sortField(event, f); });
+        bool spaced = true;
+        n = json_scan_detail::scanObject(
+            text, [&](const JsonField& f) { sortField(event, f); }, &spaced);
+        event.minified = !spaced;
     }
     if (n > 0)
         event.notePlain(text.substr(0, n));

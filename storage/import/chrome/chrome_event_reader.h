@@ -58,6 +58,9 @@ struct ChromeEventFields
     /// No backslash anywhere in the event's text (notePlain()): a string member needs no
     /// unescaping.
     bool plain = false;
+    /// No white space outside the event's strings (the checked scan saw none): every
+    /// member's value is minified JSON as it stands. False when not known.
+    bool minified = false;
 
     /// Sets `plain` from the event's text, once its members are classified.
     void notePlain(std::string_view text)

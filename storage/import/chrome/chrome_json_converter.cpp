@@ -200,7 +200,7 @@ std::string_view MainPass::args(const EventRef& reader)
     std::string_view raw = reader.event().args;
     if (raw.size() < 2 || raw.front() != '{')
         return {};
-    if (!isMinifiedJson(raw)) {  // compact args (most) are taken as they are
+    if (!reader.event().minified && !isMinifiedJson(raw)) {  // compact args are taken as they are
         minifyJson(raw, m_argsScratch);
         raw = m_argsScratch;
     }

@@ -170,6 +170,11 @@ public:
         , m_end(end)
     {}
 
+    /// Whether the text scanned so far had white space outside its strings: without, it
+    /// is minified JSON (isMinifiedJson()), and so is every value in it. Noted only where
+    /// white space is skipped, so compact text pays nothing for it.
+    bool spaced() const { return m_spaced; }
+
     // The object whose '{' is just before p, `depth` containers deep (the outermost is 1);
     // its members go to `add`.
     template<class Add>
@@ -188,9 +193,12 @@ public:
                 return nullptr;
             const std::string_view key(p + 1, static_cast<std::size_t>(q - p - 1));
             const char* valueStart = nullptr;
-            if (m_end - q > 3 && q[1] == ':'
-                && static_cast<unsigned char>(q[q[2] == ' ' ? 3 : 2]) > ' ') {
-                valueStart = q + (q[2] == ' ' ? 3 : 2);  // "key":value or "key": value
+            if (m_end - q > 3 && q[1] == ':' && static_cast<unsigned char>(q[2]) > ' ') {
+                valueStart = q + 2;  // "key":value
+            } else if (m_end - q > 3 && q[1] == ':' && q[2] == ' '
+                && static_cast<unsigned char>(q[3]) > ' ') {
+                valueStart = q + 3;  // "key": value
+                m_spaced = true;
             } else {
                 if (!(p = nextToken(q + 1)))
                     return nullptr;
@@ -212,22 +220,28 @@ public:
 private:
     // The first byte at or after p that is not white space, or nullptr at the end. Compact
     // JSON has punctuation right after each token: one compare takes that case.
-    const char* nextToken(const char* p) const
+    const char* nextToken(const char* p)
     {
         if (p == m_end)
             return nullptr;
         if (static_cast<unsigned char>(*p) > ' ')
             return p;
+        const char* const from = p;
         p = skipSpace(p, m_end);
+        m_spaced = m_spaced || p != from;
         return p == m_end ? nullptr : p;
     }
 
     // After a member or an element: past the ',' to the next one's first byte, or past
     // `close` when the container ends there (`closed`); nullptr when the text ends first.
-    const char* nextItem(const char* p, char close, bool& closed) const
+    const char* nextItem(const char* p, char close, bool& closed)
     {
-        if (m_end - p > 2 && *p == ',' && static_cast<unsigned char>(p[p[1] == ' ' ? 2 : 1]) > ' ')
-            return p + (p[1] == ' ' ? 2 : 1);  // value,next or value, next
+        if (m_end - p > 2 && *p == ',' && static_cast<unsigned char>(p[1]) > ' ')
+            return p + 1;  // value,next
+        if (m_end - p > 2 && *p == ',' && p[1] == ' ' && static_cast<unsigned char>(p[2]) > ' ') {
+            m_spaced = true;
+            return p + 2;  // value, next
+        }
         if (!(p = nextToken(p)))
             return nullptr;
         if (*p == close) {
@@ -289,10 +303,13 @@ private:
 
     const char* m_base;
     const char* m_end;
+    bool m_spaced = false;  // white space was skipped between two tokens
 };
 
+/// The length of the object at text[0] (0 when the text ends first), its members given to
+/// `add`; `spaced` (when given): whether it had white space outside its strings.
 template<class Add>
-std::size_t scanObject(std::string_view text, const Add& add)
+std::size_t scanObject(std::string_view text, const Add& add, bool* spaced = nullptr)
 {
     if (text.empty())
         return 0;
@@ -301,6 +318,8 @@ std::size_t scanObject(std::string_view text, const Add& add)
         throw JsonSyntaxError { 0, "expected '{'" };
     ObjectScanner scanner(base, base + text.size());
     const char* end = scanner.object(base + 1, 1, add);
+    if (spaced)
+        *spaced = scanner.spaced();
     return end ? static_cast<std::size_t>(end - base) : 0;
 }
 

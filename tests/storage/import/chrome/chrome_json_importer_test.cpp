@@ -309,6 +309,44 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("Chrome import: args are stored minified, wherever the white space is", "[chrome]") {
+    // The checked scan notes white space between tokens; an event without any keeps its
+    // args as written, and one with some has its args checked (and minified if need be).
+    // Each event has white space in one place only.
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        { R"("args":{"k": 1,"j":2})", R"({"k":1,"j":2})" },
+        { R"("args":{"k":1, "j":2})", R"({"k":1,"j":2})" },
+        { R"("args":{"k":[1, 2]})", R"({"k":[1,2]})" },
+        { R"("args":{ "k":1})", R"({"k":1})" },
+        { R"("args":{"k":1 })", R"({"k":1})" },
+        { R"("args":{"k":1,"j":{"x" :2}})", R"({"k":1,"j":{"x":2}})" },
+        { "\"args\":{\"k\":\n1}", R"({"k":1})" },
+        { "\"args\":{\"k\":[1,\t2]}", R"({"k":[1,2]})" },
+        { "\"args\": {\"k\":1}", R"({"k":1})" },
+        { R"("args":{"k":"a b", "j":"c, d"})", R"({"k":"a b","j":"c, d"})" },
+        { R"("args":{"k":"a b","j":"c, d"})", R"({"k":"a b","j":"c, d"})" },
+        { R"("args":{"k":1,"j":[1,2]}, "cat":"x")", R"({"k":1,"j":[1,2]})" },
+        { R"("args":{"k":1,"j":[1,2]})", R"({"k":1,"j":[1,2]})" },
+    };
+    std::string json = "[\n";
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        json += R"({"ph":"X","name":"e)" + std::to_string(i) + R"(","pid":1,"tid":1,"ts":)"
+            + std::to_string(10 * i) + R"(,"dur":5,)" + cases[i].first + "},\n";
+    }
+    json += R"({"ph":"X","name":"last","pid":1,"tid":1,"ts":1000,"dur":5})"
+            "\n]\n";
+    test::TempDir dir;
+    writeAll(dir / "spaced.json", json);
+    const Imported r = import(dir / "spaced.json");
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        INFO(cases[i].first);
+        std::size_t at = 0;
+        model::TrackId on = 0;
+        REQUIRE(interval(*r.trace, "e" + std::to_string(i), &at, &on));
+        CHECK(r.trace->track(on).intervalArgs[at] == cases[i].second);
+    }
+}
+
 TEST_CASE("Chrome import: X, instants, unknown phases, missing dur and ts, metadata", "[chrome]") {
     Imported r = import(fixture("phases.json"));
     const MemoryTrace& t = *r.trace;
