@@ -79,20 +79,20 @@ void classifyChromeFields(const std::vector<JsonField>& fields, ChromeEventField
 std::size_t scanChromeEvent(std::string_view text, bool listOnly, ChromeEventFields& event)
 {
     event = ChromeEventFields {};
-    std::size_t n = 0;
-    if (listOnly) {
-        const JsonFieldSink sink { [](void* to, const JsonField& f) {
-                                      addChromeField(*static_cast<ChromeEventFields*>(to), f);
-                                  },
-            [](void* to) { *static_cast<ChromeEventFields*>(to) = ChromeEventFields {}; }, &event };
-        n = listJsonObject(text, sink);
-    } else {
+    if (!listOnly) {
         // The checked scan with the members sorted inline (json_object_scanner.h).
-        bool spaced = true;
-        n = json_scan_detail::scanObject(
-            text, [&](const JsonField& f) { sortField(event, f); }, &spaced);
-        event.minified = !spaced;
+        json_scan_detail::ScanNotes notes;
+        const std::size_t n = json_scan_detail::scanObject(
+            text, [&](const JsonField& f) { sortField(event, f); }, &notes);
+        event.minified = !notes.spaced;
+        event.plain = n > 0 && !notes.escaped;
+        return n;
     }
+    const JsonFieldSink sink { [](void* to, const JsonField& f) {
+                                  addChromeField(*static_cast<ChromeEventFields*>(to), f);
+                              },
+        [](void* to) { *static_cast<ChromeEventFields*>(to) = ChromeEventFields {}; }, &event };
+    const std::size_t n = listJsonObject(text, sink);
     if (n > 0)
         event.notePlain(text.substr(0, n));
     return n;

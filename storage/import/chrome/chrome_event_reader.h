@@ -55,8 +55,8 @@ struct ChromeEventFields
     std::string_view id2;
     std::string_view bp;
     std::string_view args;
-    /// No backslash anywhere in the event's text (notePlain()): a string member needs no
-    /// unescaping.
+    /// No backslash anywhere in the event's text (the checked scan saw no escape, or
+    /// notePlain()): a string member needs no unescaping.
     bool plain = false;
     /// No white space outside the event's strings (the checked scan saw none): every
     /// member's value is minified JSON as it stands. False when not known.

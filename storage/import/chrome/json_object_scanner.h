@@ -49,8 +49,9 @@ inline const char* skipLiteral(const char* p, const char* end, const char* base)
 }
 
 // Inlined everywhere: most strings are short keys, where a call costs as much as the search.
+// `escaped` (when given) is set at an escape.
 [[gnu::always_inline]] inline const char* skipString(
-    const char* p, const char* end, const char* base)
+    const char* p, const char* end, const char* base, bool* escaped = nullptr)
 {
     for (;;) {
         p = findQuoteOrBackslash(p, end);
@@ -58,6 +59,8 @@ inline const char* skipLiteral(const char* p, const char* end, const char* base)
             return nullptr;
         if (*p == '"')
             return p;
+        if (escaped)
+            *escaped = true;
         if (end - p < 2)
             return nullptr;
         const char e = p[1];
@@ -174,6 +177,9 @@ public:
     /// is minified JSON (isMinifiedJson()), and so is every value in it. Noted only where
     /// white space is skipped, so compact text pays nothing for it.
     bool spaced() const { return m_spaced; }
+    /// Whether a string of the text scanned so far had an escape: without, the text holds
+    /// no backslash (outside strings one is a syntax error). Noted at escapes only.
+    bool escaped() const { return m_escaped; }
 
     // The object whose '{' is just before p, `depth` containers deep (the outermost is 1);
     // its members go to `add`.
@@ -188,7 +194,7 @@ public:
         for (;;) {
             if (*p != '"')
                 fail(p, expected);
-            const char* q = skipString(p + 1, m_end, m_base);
+            const char* q = skipString(p + 1, m_end, m_base, &m_escaped);
             if (!q)
                 return nullptr;
             const std::string_view key(p + 1, static_cast<std::size_t>(q - p - 1));
@@ -266,7 +272,7 @@ private:
     {
         const char c = *p;
         if (c == '"') {
-            const char* q = skipString(p + 1, m_end, m_base);
+            const char* q = skipString(p + 1, m_end, m_base, &m_escaped);
             return q ? q + 1 : nullptr;
         }
         if (c == '-' || isDigit(c))
@@ -304,12 +310,20 @@ private:
     const char* m_base;
     const char* m_end;
     bool m_spaced = false;  // white space was skipped between two tokens
+    bool m_escaped = false;  // a string had an escape
+};
+
+/// What the scan of an object saw of its text (ObjectScanner::spaced(), escaped()).
+struct ScanNotes
+{
+    bool spaced = true;
+    bool escaped = true;
 };
 
 /// The length of the object at text[0] (0 when the text ends first), its members given to
-/// `add`; `spaced` (when given): whether it had white space outside its strings.
+/// `add`; `notes` (when given): what the scan saw of its text.
 template<class Add>
-std::size_t scanObject(std::string_view text, const Add& add, bool* spaced = nullptr)
+std::size_t scanObject(std::string_view text, const Add& add, ScanNotes* notes = nullptr)
 {
     if (text.empty())
         return 0;
@@ -318,8 +332,8 @@ std::size_t scanObject(std::string_view text, const Add& add, bool* spaced = nul
         throw JsonSyntaxError { 0, "expected '{'" };
     ObjectScanner scanner(base, base + text.size());
     const char* end = scanner.object(base + 1, 1, add);
-    if (spaced)
-        *spaced = scanner.spaced();
+    if (notes)
+        *notes = { scanner.spaced(), scanner.escaped() };
     return end ? static_cast<std::size_t>(end - base) : 0;
 }
 

@@ -309,6 +309,36 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("the checked scan of an event notes its white space and escapes", "[chrome]") {
+    struct Case
+    {
+        std::string text;
+        bool minified;
+        bool plain;
+    };
+    const std::vector<Case> cases = {
+        { R"({"ph":"X","args":{"k":[1,{"a":"b c"}]}})", true, true },
+        { R"({"ph": "X"})", false, true },
+        { R"({"ph":"X" ,"a":1})", false, true },
+        { R"({"ph":"X","args":{"k":[1, 2]}})", false, true },
+        { "{\"ph\":\"X\",\"args\":{\"k\":[1]}\n}", false, true },
+        { R"({"ph":"X","a\u0041":1})", true, false },  // an escape in a key
+        { R"({"ph":"X","args":{"k":"\n"}})", true, false },  // in a nested value
+        { R"({"ph":"\"X"})", true, false },
+    };
+    for (const Case& c : cases) {
+        INFO(c.text);
+        storage::ChromeEventFields event;
+        REQUIRE(storage::scanChromeEvent(c.text, false, event) == c.text.size());
+        CHECK(event.minified == c.minified);
+        CHECK(event.plain == c.plain);
+        // Listed (not checked), an event's white space is not known.
+        REQUIRE(storage::scanChromeEvent(c.text, true, event) == c.text.size());
+        CHECK_FALSE(event.minified);
+        CHECK(event.plain == c.plain);
+    }
+}
+
 TEST_CASE("Chrome import: args are stored minified, wherever the white space is", "[chrome]") {
     // The checked scan notes white space between tokens; an event without any keeps its
     // args as written, and one with some has its args checked (and minified if need be).
