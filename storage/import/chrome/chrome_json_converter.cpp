@@ -149,6 +149,18 @@ private:
     std::unordered_map<std::uint32_t, std::int64_t> m_asyncTracksOf;
     StringMap<std::vector<OpenAsync>> m_openAsync;
     StringMap<PendingFlow> m_flows;
+    // The last flow start whose id had nothing pending, held out of m_flows until the next
+    // flow event: Kineto writes each "s" right before its "f", and a pair met so costs no
+    // entry (an entry made and erased, hashed twice, cost 3 % of a Kineto ingest's
+    // instructions). The next flow event that is not its end puts it in m_flows, as
+    // flow() would have.
+    struct HeldStart
+    {
+        bool held = false;
+        std::string key;
+        FlowPoint point;
+    } m_heldStart;
+    void releaseHeldStart();
     std::vector<DeferredFlow> m_deferredFlows;
     std::string m_argsScratch;
     std::string m_s1, m_s2, m_s3, m_s4, m_key;
@@ -403,6 +415,20 @@ void MainPass::flow(
     m_key.assign(cat);
     m_key.push_back('\x1f');
     m_key.append(idText(id, m_s4));
+    if (m_heldStart.held) {
+        if (phase == Phase::FlowEnd && m_key == m_heldStart.key) {
+            emitFlow(m_heldStart.point, point);  // as from m_flows, its entry then erased
+            m_heldStart.held = false;
+            return;
+        }
+        releaseHeldStart();
+    }
+    if (phase == Phase::FlowStart && (m_flows.empty() || !m_flows.contains(m_key))) {
+        m_heldStart.held = true;
+        m_heldStart.key.assign(m_key);
+        m_heldStart.point = point;
+        return;
+    }
     auto it = m_flows.find(m_key);
     if (it == m_flows.end())
         it = m_flows.emplace(m_key, PendingFlow {}).first;
@@ -440,6 +466,14 @@ void MainPass::flow(
     }
     if (!pending.hasFrom && pending.endsBeforeStart.empty())
         m_flows.erase(it);
+}
+
+void MainPass::releaseHeldStart()
+{
+    if (!m_heldStart.held)
+        return;
+    m_flows.emplace(m_heldStart.key, PendingFlow { true, m_heldStart.point, {} });
+    m_heldStart.held = false;
 }
 
 void MainPass::async(
@@ -678,6 +712,7 @@ void MainPass::finish()
         }
     }
     // Flows left half-done.
+    releaseHeldStart();
     for (auto& [key, pending] : m_flows) {
         if (pending.hasFrom)
             m_stats.flowStartsWithoutEnd.add(pending.from.offset);
