@@ -8,6 +8,12 @@
 
 namespace strata::model {
 
+namespace {
+
+__extension__ typedef __int128 Int128;  // GCC/Clang; -Wpedantic-clean this way
+
+}  // namespace
+
 std::optional<TimeNs> parseDecimalScaled(std::string_view text, TimeNs unitNs)
 {
     if (text.empty())
@@ -19,7 +25,7 @@ std::optional<TimeNs> parseDecimalScaled(std::string_view text, TimeNs unitNs)
         ++i;
     }
     // Integer part.
-    __int128 whole = 0;
+    Int128 whole = 0;
     std::size_t digits = 0;
     for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits) {
         whole = whole * 10 + (text[i] - '0');
@@ -27,12 +33,12 @@ std::optional<TimeNs> parseDecimalScaled(std::string_view text, TimeNs unitNs)
             return std::nullopt;
     }
     // Fraction: keep enough digits to round at the nanosecond.
-    __int128 frac = 0;
-    __int128 fracScale = 1;
+    Int128 frac = 0;
+    Int128 fracScale = 1;
     if (i < text.size() && text[i] == '.') {
         ++i;
         for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits) {
-            if (fracScale < static_cast<__int128>(1'000'000'000'000'000'000LL)) {
+            if (fracScale < static_cast<Int128>(1'000'000'000'000'000'000LL)) {
                 frac = frac * 10 + (text[i] - '0');
                 fracScale *= 10;
             }
@@ -58,16 +64,16 @@ std::optional<TimeNs> parseDecimalScaled(std::string_view text, TimeNs unitNs)
     if (digits == 0 || i != text.size())
         return std::nullopt;
     // value = (whole + frac/fracScale) * 10^exponent * unitNs
-    __int128 num = (whole * fracScale + frac) * unitNs;
-    __int128 den = fracScale;
+    Int128 num = (whole * fracScale + frac) * unitNs;
+    Int128 den = fracScale;
     for (; exponent > 0; --exponent) {
         num *= 10;
-        if (num > (static_cast<__int128>(1) << 100))
+        if (num > (static_cast<Int128>(1) << 100))
             return std::nullopt;
     }
     for (; exponent < 0; ++exponent)
         den *= 10;
-    __int128 result = (num + den / 2) / den;
+    Int128 result = (num + den / 2) / den;
     if (result > std::numeric_limits<std::int64_t>::max())
         return std::nullopt;
     return negative ? -static_cast<TimeNs>(result) : static_cast<TimeNs>(result);

@@ -95,7 +95,7 @@ TEST_CASE("issue 14: cut and render never write over the store they read", "[cli
     const std::string before = slurp(store);
     std::filesystem::create_symlink(store, dir / "alias.strata");
 
-    for (const std::string output :
+    for (const std::string& output :
         { std::string("./s.strata"), (dir / "alias.strata").string() }) {
         INFO(output);
         const auto cut = test::runStrata({ "cut", "s.strata", "-o", output }, { dir.path(), {} });
