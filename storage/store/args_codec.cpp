@@ -96,23 +96,31 @@ bool splitMembers(std::string_view text, std::vector<Member>& members)
     }
 }
 
-/// A whole number written as std::to_chars writes it (-?[1-9][0-9]{0,17} or 0): the
-/// values that round-trip through an int64.
+/// The whole number written as std::to_chars writes it (-?[1-9][0-9]{0,17} or 0: the
+/// values that round-trip through an int64) that starts at `p`, before `end`: its value
+/// in `value` and `p` moved past it; false (`p` anywhere) when the digits there break
+/// that form.
+bool readWhole(const char*& p, const char* end, std::int64_t& value)
+{
+    const bool negative = p < end && *p == '-';
+    p += negative;
+    const char* const digits = p;
+    std::uint64_t v = 0;
+    for (unsigned d; p < end && (d = static_cast<unsigned char>(*p) - '0') <= 9; ++p)
+        v = v * 10 + d;
+    const auto n = static_cast<std::size_t>(p - digits);
+    if (n == 0 || n > 18 || (*digits == '0' && (n > 1 || negative)))
+        return false;
+    value = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+    return true;
+}
+
+/// Whether `text` is exactly one whole number of readWhole()'s form.
 bool wholeNumber(std::string_view text, std::int64_t& value)
 {
-    const std::size_t sign = !text.empty() && text.front() == '-' ? 1 : 0;
-    const std::size_t digits = text.size() - sign;
-    if (digits == 0 || digits > 18 || (text[sign] == '0' && (digits > 1 || sign == 1)))
-        return false;
-    std::int64_t v = 0;
-    for (std::size_t i = sign; i < text.size(); ++i) {
-        const unsigned d = static_cast<unsigned char>(text[i]) - '0';
-        if (d > 9)
-            return false;
-        v = v * 10 + d;
-    }
-    value = sign ? -v : v;
-    return true;
+    const char* p = text.data();
+    const char* const end = p + text.size();
+    return readWhole(p, end, value) && p == end;
 }
 
 /// Arrays of whole numbers a column stores as numbers: at most this many elements.
@@ -128,22 +136,21 @@ std::size_t wholeArray(std::string_view text, std::int64_t* out)
     const char* p = text.data() + 1;
     const char* const close = text.data() + text.size() - 1;
     for (std::size_t count = 1; count <= kMaxArrayElements; ++count) {
-        const bool negative = *p == '-';
-        p += negative;
-        const char* const digits = p;
-        std::uint64_t v = 0;
-        for (unsigned d; p < close && (d = static_cast<unsigned char>(*p) - '0') <= 9; ++p)
-            v = v * 10 + d;
-        const auto n = static_cast<std::size_t>(p - digits);
-        if (n == 0 || n > 18 || (*digits == '0' && (n > 1 || negative)))
+        if (!readWhole(p, close, *out++))
             return 0;
-        *out++ = negative ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
         if (p == close)
             return count;
         if (*p++ != ',')
             return 0;
     }
     return 0;
+}
+
+/// Appends the text of `v` to `numbers`.
+void appendNumber(std::string& numbers, std::int64_t v)
+{
+    char text[24];
+    numbers.append(text, std::to_chars(text, text + sizeof text, v).ptr);
 }
 
 /// Writes `count` values, `stride` apart from `values` on, as zigzag varints of their
@@ -254,15 +261,13 @@ void readNumberArrays(ByteReader& in, std::uint64_t rows, std::string& numbers,
         for (std::uint64_t r = 0; r < rows; ++r)
             elements[e * rows + r] = v = in.delta(v);
     }
-    char text[24];
     for (std::uint64_t r = 0; r < rows; ++r) {
         const std::size_t start = numbers.size();
         numbers.push_back('[');
         for (std::uint64_t e = 0; e < n; ++e) {
             if (e > 0)
                 numbers.push_back(',');
-            char* end = std::to_chars(text, text + sizeof text, elements[e * rows + r]).ptr;
-            numbers.append(text, end);
+            appendNumber(numbers, elements[e * rows + r]);
         }
         numbers.push_back(']');
         spans.emplace_back(start, numbers.size() - start);
@@ -423,12 +428,10 @@ ArgsColumn readArgsByMember(ByteReader& in, std::size_t rows, ArgsLayout layout)
                 column.whole = true;
                 column.firstNumber = numberSpans.size();
                 std::int64_t v = 0;
-                char text[24];
                 for (std::uint64_t i = 0; i < n; ++i) {
-                    v = in.delta(v);
-                    char* end = std::to_chars(text, text + sizeof text, v).ptr;
-                    numberSpans.emplace_back(numbers.size(), static_cast<std::size_t>(end - text));
-                    numbers.append(text, end);
+                    const std::size_t start = numbers.size();
+                    appendNumber(numbers, v = in.delta(v));
+                    numberSpans.emplace_back(start, numbers.size() - start);
                 }
             } else if (mode == 2) {
                 column.whole = true;  // its texts are in `numbers` too
