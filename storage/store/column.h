@@ -11,6 +11,8 @@
 // machine) and both copies held at once: 9 alternating runs of `ingest r0.json r1.json
 // --shards 2` with the columns reserved ahead took 4.4 % less CPU and 47 MB less memory.
 
+#include "storage/store/mapping_pool.h"
+
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -146,7 +148,7 @@ private:
         if (!data)
             return;
         if (mapped(capacity))
-            ::munmap(data, mappingBytes(capacity));
+            poolMapping(data, mappingBytes(capacity));
         else
             std::free(data);
     }
@@ -161,14 +163,21 @@ private:
     void reallocate(std::size_t n)
     {
         if (mapped(n)) {
-            const std::size_t bytes = mappingBytes(n);
+            std::size_t bytes = mappingBytes(n);
             n = bytes / sizeof(T);  // whatever fits in the pages
             void* p = nullptr;
             if (mapped(m_capacity)) {
                 p = ::mremap(m_data, mappingBytes(m_capacity), bytes, MREMAP_MAYMOVE);
             } else {
-                p = ::mmap(
-                    nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                std::size_t pooled = bytes;
+                p = takePooledMapping(pooled);
+                if (p) {
+                    bytes = pooled;
+                    n = bytes / sizeof(T);
+                } else {
+                    p = ::mmap(
+                        nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                }
                 if (p != MAP_FAILED && m_size > 0)
                     std::memcpy(p, static_cast<const void*>(m_data), m_size * sizeof(T));
                 if (p != MAP_FAILED)

@@ -49,13 +49,13 @@ SpooledPayload PayloadSpool::add(std::string_view payload)
     const SpooledPayload at { m_size, payload.size() };
     if (m_fd < 0 && !m_folder.empty() && m_memory.size() + payload.size() > m_memoryBytes) {
         openFile();
-        write(m_memory, 0);
-        std::string().swap(m_memory);
+        write(view(m_memory), 0);
+        Column<char>().swap(m_memory);
     }
     if (m_fd >= 0)
         write(payload, m_size);
     else
-        m_memory.append(payload);
+        m_memory.append(payload.data(), payload.size());
     m_size += payload.size();
     return at;
 }
@@ -63,7 +63,7 @@ SpooledPayload PayloadSpool::add(std::string_view payload)
 std::string_view PayloadSpool::read(SpooledPayload payload, std::string& buffer) const
 {
     if (m_fd < 0)
-        return std::string_view(m_memory).substr(payload.offset, payload.size);
+        return view(m_memory).substr(payload.offset, payload.size);
     buffer.resize(payload.size);
     for (std::size_t done = 0; done < payload.size;) {
         const ssize_t n = ::pread(m_fd, buffer.data() + done, payload.size - done,

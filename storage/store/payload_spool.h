@@ -4,9 +4,13 @@
 // does not keep a whole track's output in memory: the first few MB stay in memory (most
 // tracks are small), the rest goes to a temporary file in the store's folder that has no
 // name (O_TMPFILE, or unlinked at once), so nothing is left behind by a crash or kill -9,
-// and its disk space goes when the spool does.
+// and its disk space goes when the spool does. The memory is a Column (column.h): past
+// 1 MB it grows without copying, in a mapping that earlier tracks' columns left in the
+// pool (mapping_pool.h), so that its pages are not faulted in afresh for every track.
 //
 // Not thread-safe: one worker adds, then the writer reads after the handover.
+
+#include "storage/store/column.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -43,8 +47,9 @@ public:
     std::uint64_t bytes() const { return m_size; }
     /// Whether the spool has moved to a file.
     bool onDisk() const { return m_fd >= 0; }
-    /// Bytes held in memory (none once the spool has moved to a file).
-    std::size_t memoryBytes() const { return m_memory.capacity(); }
+    /// Bytes of payloads held in memory (none once the spool has moved to a file); the
+    /// mapping they lie in may be larger, a pooled one (mapping_pool.h).
+    std::size_t memoryBytes() const { return m_memory.size(); }
 
 private:
     void openFile();
@@ -52,7 +57,7 @@ private:
 
     std::filesystem::path m_folder;
     std::size_t m_memoryBytes = 0;
-    std::string m_memory;  ///< bytes [0, m_size) while no file is open
+    Column<char> m_memory;  ///< bytes [0, m_size) while no file is open
     int m_fd = -1;
     std::uint64_t m_size = 0;
 };

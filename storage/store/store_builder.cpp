@@ -2,6 +2,7 @@
 
 #include "storage/store/builder_tag.h"
 #include "storage/store/input_error.h"
+#include "storage/store/mapping_pool.h"
 #include "storage/store/run_builder.h"
 #include "storage/store/spill_file.h"
 #include "storage/store/sqlite_db.h"
@@ -736,6 +737,7 @@ void StoreBuilder::finish()
             db.exec("COMMIT");
             shrinkPages(db);
         }
+        releasePooledMappings();  // what the tiling reused (mapping_pool.h)
         m_spill.reset();
         fsyncPath(m_temp, false);
         std::filesystem::rename(m_temp, m_target);

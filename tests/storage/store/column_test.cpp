@@ -4,6 +4,7 @@
 #include "storage/store/column.h"
 
 #include "model/events.h"
+#include "storage/store/mapping_pool.h"
 
 #include <catch2/catch.hpp>
 
@@ -69,4 +70,36 @@ TEST_CASE("a column resizes, appends and inserts at its end like a vector", "[st
     CHECK(ends.back() == 7);
     ends.emplace_back(9) += 1;
     CHECK(ends[4] == 10);
+}
+
+TEST_CASE("a column that outgrows the heap takes the mapping a released column left in the pool",
+    "[store][column]") {
+    using strata::storage::kPooledBytes;
+    using strata::storage::pooledMappingBytes;
+    strata::storage::releasePooledMappings();
+    REQUIRE(pooledMappingBytes() == 0);
+
+    Column<char> parsed(3 * Column<char>::kMappedBytes, 'p');
+    const char* mapping = parsed.data();
+    const std::size_t capacity = parsed.capacity();
+    Column<char>().swap(parsed);  // released: pooled, not unmapped
+    CHECK(pooledMappingBytes() == capacity);
+
+    Column<char> spool;
+    spool.append("head", 4);  // in the heap
+    const std::string tiles(Column<char>::kMappedBytes, 't');
+    spool.append(tiles.data(), tiles.size());  // past the heap: the pooled mapping
+    CHECK(spool.data() == mapping);
+    CHECK(spool.capacity() == capacity);
+    CHECK(pooledMappingBytes() == 0);
+    CHECK(strata::storage::view(spool) == "head" + tiles);  // its rows, not the last column's
+
+    // Larger than the pool holds: unmapped at release.
+    Column<char> huge(kPooledBytes + 1, 'h');
+    Column<char>().swap(huge);
+    CHECK(pooledMappingBytes() == 0);
+    Column<char>().swap(spool);
+    CHECK(pooledMappingBytes() == capacity);
+    strata::storage::releasePooledMappings();
+    CHECK(pooledMappingBytes() == 0);
 }
