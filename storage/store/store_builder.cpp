@@ -12,6 +12,7 @@
 #include "storage/store/tile_slots.h"
 #include "storage/store/track_buffer.h"
 #include "storage/store/track_pieces.h"
+#include "storage/store/track_schedule.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -143,13 +144,31 @@ void rename(
     }
 }
 
+/// The bytes of events each track holds, in memory and spilled: what tiling it costs.
+std::vector<std::uint64_t> trackWeights(
+    const std::vector<std::unique_ptr<StoreBuilder::TrackBuffer>>& tracks, const SpillFile* spill)
+{
+    std::vector<std::uint64_t> weights;
+    weights.reserve(tracks.size());
+    for (std::size_t i = 0; i < tracks.size(); ++i) {
+        const StoreBuilder::TrackBuffer& b = *tracks[i];
+        weights.push_back(b.intervals.size() * sizeof(model::Interval) + b.intervalArgs.bytes.size()
+            + b.instants.size() * sizeof(model::Instant) + b.instantArgs.bytes.size()
+            + b.counters.size() * sizeof(model::CounterSample)
+            + b.flows.size() * sizeof(model::Flow) + b.samples.size() * sizeof(model::StackSample)
+            + (spill ? spill->eventBytes(static_cast<model::TrackId>(i)) : 0));
+    }
+    return weights;
+}
+
 /// Runs tileTrack on worker threads and hands results out in track order. Workers may
 /// always run 2 x threads tracks ahead of the consumer (the writer), and further while the
 /// results waiting for it hold less than `heldBudget` bytes in memory: a long track that
 /// keeps the writer waiting would otherwise stop the other workers after a few short
 /// tracks (t2m.prv, 49 tracks: the tiling phase's two cores 80 % busy, now 98 %).
-/// At most kMaxAhead results wait: each may hold an open spool file. With `slots`, a
-/// worker tiles only while it holds one (StoreBuildOptions::tileSlots).
+/// At most kMaxAhead results wait: each may hold an open spool file. Of the tracks it may
+/// start, a worker takes the longest (track_schedule.h). With `slots`, a worker tiles only
+/// while it holds one (StoreBuildOptions::tileSlots).
 class TrackPipeline
 {
 public:
@@ -168,6 +187,7 @@ public:
         , m_spoolFolder(std::move(spoolFolder))
         , m_spoolMemoryBytes(spoolMemoryBytes)
         , m_results(tracks.size())
+        , m_schedule(trackWeights(tracks, spill))
         , m_lookahead(static_cast<std::size_t>(2 * std::max(1, threads)))
         , m_heldBudget(heldBudget)
         , m_pieceBytes(pieceBytes)
@@ -236,13 +256,15 @@ private:
         TileSlots* m_slots;
     };
 
-    bool mayStart() const
+    /// The tracks a worker may start now: those the consumer allows ahead of it.
+    std::size_t startableEnd() const
     {
-        if (m_next >= m_tracks.size())
-            return false;
-        const std::size_t ahead = m_next - m_consumed;
-        return ahead < m_lookahead || (ahead < kMaxAhead && m_heldBytes < m_heldBudget);
+        const std::size_t ahead =
+            m_heldBytes < m_heldBudget ? std::max(kMaxAhead, m_lookahead) : m_lookahead;
+        return std::min(m_tracks.size(), m_consumed + ahead);
     }
+
+    bool mayStart() const { return m_schedule.firstUntaken() < startableEnd(); }
 
     void work()
     {
@@ -253,7 +275,7 @@ private:
                 m_cv.wait(lock, [&] { return m_stop || mayStart(); });
                 if (m_stop)
                     return;
-                index = m_next++;
+                index = m_schedule.take(startableEnd());
             }
             // The track is taken before a slot, so that a worker never holds a slot while
             // it waits for the writer.
@@ -305,13 +327,13 @@ private:
     const std::filesystem::path m_spoolFolder;
     const std::size_t m_spoolMemoryBytes;
     std::vector<std::optional<Result>> m_results;
+    TrackSchedule m_schedule;  ///< which track a worker takes next
     const std::size_t m_lookahead;
     const std::size_t m_heldBudget;
     const std::size_t m_pieceBytes;
     std::size_t m_heldBytes = 0;  ///< of the results waiting for the consumer
     std::mutex m_mutex;
     std::condition_variable m_cv;
-    std::size_t m_next = 0;
     std::size_t m_consumed = 0;
     bool m_stop = false;
     std::atomic<bool> m_stopping = false;  ///< m_stop, for the workers waiting for a slot
