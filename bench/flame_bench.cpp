@@ -72,8 +72,9 @@ void writeNestedStore(const std::filesystem::path& path, long long events)
 double flameShareOfStore(const std::filesystem::path& path)
 {
     storage::SqliteDb db(path, storage::SqliteDb::Mode::ReadOnly);
-    auto stmt = db.prepare("SELECT (SELECT coalesce(sum(length(payload)), 0) FROM flame_buckets)"
-                           " + (SELECT coalesce(sum(length(payload)), 0) FROM flame_paths)");
+    auto stmt =
+        db.prepare("SELECT (SELECT coalesce(sum(length(payload)), 0) FROM flame_bucket_groups)"
+                   " + (SELECT coalesce(sum(length(payload)), 0) FROM flame_paths)");
     stmt.step();
     return static_cast<double>(stmt.int64(0))
         / static_cast<double>(std::filesystem::file_size(path));

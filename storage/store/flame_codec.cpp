@@ -64,6 +64,33 @@ FlameBucket decodeFlameBucket(std::string_view payload)
     return bucket;
 }
 
+void appendToFlameGroup(ByteWriter& row, std::int64_t bucket, std::string_view payload)
+{
+    row.varint(static_cast<std::uint64_t>(bucket - (flameGroup(bucket) << kFlameGroupLog2)));
+    row.string(payload);
+}
+
+void decodeFlameGroup(std::string_view row, std::int64_t group, std::int64_t firstBucket,
+    std::int64_t endBucket, std::vector<FlameBucket>& out)
+{
+    ByteReader in(row);
+    if (in.atEnd())
+        throw CorruptTile("flame bucket group holds no bucket");
+    std::uint64_t next = 0;  // the least offset the next bucket may have
+    while (!in.atEnd()) {
+        const std::uint64_t offset = in.varint();
+        if (offset < next || offset >= std::uint64_t(kFlameBucketsPerGroup))
+            throw CorruptTile("flame bucket group's buckets do not ascend within it");
+        next = offset + 1;
+        const std::string_view payload = in.string();
+        const std::int64_t bucket = (group << kFlameGroupLog2) + static_cast<std::int64_t>(offset);
+        if (bucket < firstBucket || bucket >= endBucket)
+            continue;
+        out.push_back(decodeFlameBucket(payload));
+        out.back().bucket = bucket;
+    }
+}
+
 std::string encodeFlamePaths(const model::StackTable& paths, int zstdLevel)
 {
     ByteWriter out;

@@ -144,6 +144,7 @@ private:
     std::optional<SqliteStatement> m_indexStmt;
     bool m_hasKernelMetrics = false;
     std::vector<std::optional<FlameLevelRange>> m_flameLevels;  ///< [track]
+    bool m_flameGroups = false;  ///< buckets in flame_bucket_groups (format 7), not flame_buckets
     std::optional<SqliteStatement> m_flameBucketStmt;
 };
 

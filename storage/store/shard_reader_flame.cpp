@@ -30,6 +30,10 @@ void ShardReader::loadFlameLevels()
     if (!m_db->prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'flame_levels'")
              .step())
         return;  // written before the pyramid existed
+    m_flameGroups =
+        m_db->prepare(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'flame_bucket_groups'")
+            .step();
     auto rows = m_db->prepare("SELECT track, finest, coarsest FROM flame_levels");
     while (rows.step()) {
         const std::int64_t track = rows.int64(0);
@@ -56,28 +60,38 @@ std::vector<FlameBucket> ShardReader::flameBuckets(
     if (!m_flameLevels.at(track))
         return out;
     if (!m_flameBucketStmt) {
-        m_flameBucketStmt.emplace(
-            m_db->prepare("SELECT bucket, payload FROM flame_buckets"
-                          " WHERE track = ? AND level = ? AND bucket >= ? AND bucket < ?"
-                          " ORDER BY bucket"));
+        m_flameBucketStmt.emplace(m_db->prepare(m_flameGroups
+                ? "SELECT grp, payload FROM flame_bucket_groups"
+                  " WHERE track = ? AND level = ? AND grp >= ? AND grp <= ? ORDER BY grp"
+                : "SELECT bucket, payload FROM flame_buckets"
+                  " WHERE track = ? AND level = ? AND bucket >= ? AND bucket < ? ORDER BY bucket"));
     }
+    if (firstBucket >= endBucket)
+        return out;
     SqliteStatement& rows = *m_flameBucketStmt;
     rows.reset();
     rows.bind(1, std::int64_t(track))
         .bind(2, std::int64_t(level))
-        .bind(3, firstBucket)
-        .bind(4, endBucket);
+        .bind(3, m_flameGroups ? flameGroup(firstBucket) : firstBucket)
+        .bind(4, m_flameGroups ? flameGroup(endBucket - 1) : endBucket);
     while (rows.step()) {
+        const std::size_t first = out.size();
         try {
-            out.push_back(decodeFlameBucket(rows.blob(1)));
-            // Sample trees name stacks; interval trees name the track's own paths.
-            if (m_context.ids && out.back().samples > 0)
-                m_context.ids->applyToSampleBucket(out.back());
+            if (m_flameGroups) {
+                decodeFlameGroup(rows.blob(1), rows.int64(0), firstBucket, endBucket, out);
+            } else {
+                out.push_back(decodeFlameBucket(rows.blob(1)));
+                out.back().bucket = rows.int64(0);
+            }
         } catch (const CorruptTile& e) {
             throw StoreError(m_path.string() + ": corrupted flame bucket of track "
                 + std::to_string(track) + ": " + e.what());
         }
-        out.back().bucket = rows.int64(0);
+        // Sample trees name stacks; interval trees name the track's own paths.
+        for (std::size_t i = first; i < out.size(); ++i) {
+            if (m_context.ids && out[i].samples > 0)
+                m_context.ids->applyToSampleBucket(out[i]);
+        }
     }
     return out;
 }

@@ -24,16 +24,25 @@
 //       binary-searches it, and fetches payloads by id.
 //   flame_levels(track, finest, coarsest)
 //                                    the flame pyramid (flame_summarizer.h): summary
-//                                    levels finest..coarsest of `track` hold flame_buckets
+//                                    levels finest..coarsest of `track` hold flame bucket
 //                                    rows; tracks without a row have none (small tracks,
 //                                    improper nesting) and flame graphs walk their events.
 //   flame_paths(track, payload)      interval tracks: the call paths their buckets name
 //                                    (flame_codec.h); sample tracks name `stacks` ids.
+//   flame_bucket_groups(track, level, grp, payload)
+//                                    the pre-aggregated call trees of the buckets of width
+//                                    LodGrid::bucketNs(level) (levels may pass lod_levels)
+//                                    in [grp, grp + 1) x kFlameBucketsPerGroup that are not
+//                                    empty (flame_codec.h); a group of empty buckets has no
+//                                    row. A rowid table with an index on the key: in a
+//                                    WITHOUT ROWID table a row over ~230 bytes (a 1 KiB
+//                                    page) goes to overflow pages, half of whose last one
+//                                    stays empty (+4.7 % for epoch_16proc.prv's store).
+//                                    Stores of format version 6 and older hold a row per
+//                                    bucket instead:
 //   flame_buckets(track, level, bucket, payload)
-//                                    the pre-aggregated call tree of one bucket of width
-//                                    LodGrid::bucketNs(level) (levels may pass lod_levels);
-//                                    empty buckets have no row.
-//       Stores written before the flame pyramid lack these three tables; they stay
+//       A store of version 7 none of whose tracks has a pyramid lacks the flame tables.
+//       Stores written before the flame pyramid lack them too; they stay
 //       format version 1 (the tables are optional, like kernel_metrics) and their flame
 //       graphs walk the exact events.
 //
@@ -62,10 +71,13 @@
 // their args stored by member (args_codec.h). Readers of versions up to 4 refuse it as
 // newer.
 //
-// Format version 6 (this one) is version 5 with exact interval and instant tiles at codec
-// version 3: arrays of whole numbers in their args (Kineto's grid and block) stored as a
-// number column per element (args_codec.h). Readers of versions up to 5 refuse it as
-// newer, and this reads every older store.
+// Format version 6 is version 5 with exact interval and instant tiles at codec version 3:
+// arrays of whole numbers in their args (Kineto's grid and block) stored as a number
+// column per element (args_codec.h). Readers of versions up to 5 refuse it as newer.
+//
+// Format version 7 (this one) is version 6 with the flame pyramid's buckets in
+// flame_bucket_groups, kFlameBucketsPerGroup to a row, where flame_buckets held one a row.
+// Readers of versions up to 6 refuse it as newer, and this reads every older store.
 //
 // Nothing here assumes one writer for the whole run: a shard holds a subset of tracks
 // with the same schema, and ids are local to the file.
@@ -73,7 +85,7 @@
 namespace strata::storage {
 
 /// The newest format this reads, and the one it writes.
-inline constexpr int kStoreFormatVersion = 6;
+inline constexpr int kStoreFormatVersion = 7;
 inline constexpr const char* kStoreFormatName = "strata";
 
 inline constexpr const char* kStoreSchemaSql = R"sql(
@@ -99,9 +111,9 @@ CREATE TABLE kernel_metrics(track INTEGER NOT NULL, start_ns INTEGER NOT NULL,
 CREATE TABLE flame_levels(track INTEGER PRIMARY KEY, finest INTEGER NOT NULL,
                           coarsest INTEGER NOT NULL);
 CREATE TABLE flame_paths(track INTEGER PRIMARY KEY, payload BLOB NOT NULL);
-CREATE TABLE flame_buckets(track INTEGER NOT NULL, level INTEGER NOT NULL,
-                           bucket INTEGER NOT NULL, payload BLOB NOT NULL,
-                           PRIMARY KEY(track, level, bucket)) WITHOUT ROWID;
+CREATE TABLE flame_bucket_groups(track INTEGER NOT NULL, level INTEGER NOT NULL,
+                                 grp INTEGER NOT NULL, payload BLOB NOT NULL);
+CREATE UNIQUE INDEX flame_bucket_groups_key ON flame_bucket_groups(track, level, grp);
 )sql";
 
 inline constexpr const char* kForeignTracksSql = R"sql(

@@ -16,6 +16,7 @@
 #include "tests/support/temp_dir.h"
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <map>
 #include <random>
 #include <string>
@@ -253,7 +254,7 @@ TEST_CASE(
     }
     {
         storage::SqliteDb db(store, storage::SqliteDb::Mode::Create);
-        db.exec("DROP TABLE flame_levels; DROP TABLE flame_paths; DROP TABLE flame_buckets;");
+        db.exec("DROP TABLE flame_levels; DROP TABLE flame_paths; DROP TABLE flame_bucket_groups;");
     }
     storage::StoreReader reader(store);
     for (model::TrackId t = 0; t < reader.resources().size(); ++t)
@@ -284,4 +285,112 @@ TEST_CASE("Flame bucket and path payloads round-trip and reject damage", "[flame
     }
     CHECK_THROWS_AS(
         storage::decodeFlamePaths(payload), storage::CorruptTile);  // a bucket, not paths
+}
+
+TEST_CASE("Flame bucket groups keep their buckets, give those of a range, and reject damage",
+    "[flame][pyramid]") {
+    using storage::kFlameBucketsPerGroup;
+    const storage::FlameBucket a { 0, 3, { { 1, 10 } } };
+    const storage::FlameBucket b { 0, 0, { { 2, -4 }, { 7, 9 } } };
+    const storage::FlameBucket c { 0, 5, { { 4, 1 } } };
+    // Group -2 holds buckets [-128, -64): negative buckets floor to their group.
+    const std::int64_t group = -2;
+    const std::int64_t first = group * kFlameBucketsPerGroup;
+    CHECK(storage::flameGroup(first) == group);
+    CHECK(storage::flameGroup(first + kFlameBucketsPerGroup - 1) == group);
+    CHECK(storage::flameGroup(first - 1) == group - 1);
+    storage::ByteWriter row;
+    storage::appendToFlameGroup(row, first, storage::encodeFlameBucket(a));
+    storage::appendToFlameGroup(row, first + 5, storage::encodeFlameBucket(b));
+    storage::appendToFlameGroup(row, first + 63, storage::encodeFlameBucket(c));
+    const std::string bytes = row.bytes();
+
+    std::vector<storage::FlameBucket> all;
+    storage::decodeFlameGroup(bytes, group, first, first + kFlameBucketsPerGroup, all);
+    REQUIRE(all.size() == 3);
+    CHECK(all[0].bucket == first);
+    CHECK(all[1].bucket == first + 5);
+    CHECK(all[2].bucket == first + 63);
+    CHECK(all[0].entries == a.entries);
+    CHECK(all[1].entries == b.entries);
+    CHECK(all[2].samples == 5);
+
+    std::vector<storage::FlameBucket> some { a };  // appended to what is there
+    storage::decodeFlameGroup(bytes, group, first + 1, first + 63, some);
+    REQUIRE(some.size() == 2);
+    CHECK(some[1].bucket == first + 5);
+
+    std::vector<storage::FlameBucket> none;
+    CHECK_THROWS_AS(storage::decodeFlameGroup("", group, first, 0, none), storage::CorruptTile);
+    CHECK_THROWS_AS(
+        storage::decodeFlameGroup(bytes.substr(0, bytes.size() - 1), group, first, 0, none),
+        storage::CorruptTile);
+    storage::ByteWriter descending;  // a bucket before the one ahead of it
+    storage::appendToFlameGroup(descending, first + 5, storage::encodeFlameBucket(b));
+    storage::appendToFlameGroup(descending, first, storage::encodeFlameBucket(a));
+    CHECK_THROWS_AS(
+        storage::decodeFlameGroup(descending.bytes(), group, first, 0, none), storage::CorruptTile);
+    storage::ByteWriter twice;  // the same bucket twice
+    storage::appendToFlameGroup(twice, first, storage::encodeFlameBucket(a));
+    storage::appendToFlameGroup(twice, first, storage::encodeFlameBucket(a));
+    CHECK_THROWS_AS(
+        storage::decodeFlameGroup(twice.bytes(), group, first, 0, none), storage::CorruptTile);
+    storage::ByteWriter outside;  // an offset past the group
+    outside.varint(kFlameBucketsPerGroup);
+    outside.string(storage::encodeFlameBucket(a));
+    CHECK_THROWS_AS(
+        storage::decodeFlameGroup(outside.bytes(), group, first, 0, none), storage::CorruptTile);
+}
+
+TEST_CASE("Stores of format version 6, a row per flame bucket, give the same flame graphs",
+    "[flame][pyramid]") {
+    storage::MemoryTrace trace;
+    test::makeRandomTrace({}, trace);
+    test::TempDir tmp;
+    const auto store = tmp / "v6.strata";
+    build(trace, store);
+    const std::vector<model::TimeRange> windows { { 0, 0 }, { 1'000'000, 31'000'000 },
+        { 7, 40'000'001 } };
+    std::vector<model::FlameTree> before;
+    {
+        storage::StoreReader reader(store);
+        REQUIRE(reader.flameLevels(2));
+        for (const model::TimeRange& w : windows)
+            before.push_back(flame(reader, w.startNs, w.endNs, true));
+    }
+    {
+        // The groups' buckets a row each, as format version 6 wrote them.
+        storage::SqliteDb db(store, storage::SqliteDb::Mode::Create);
+        db.exec("CREATE TABLE flame_buckets(track INTEGER NOT NULL, level INTEGER NOT NULL,"
+                " bucket INTEGER NOT NULL, payload BLOB NOT NULL,"
+                " PRIMARY KEY(track, level, bucket)) WITHOUT ROWID");
+        auto insert = db.prepare("INSERT INTO flame_buckets VALUES(?,?,?,?)");
+        std::int64_t rows = 0;
+        for (auto q = db.prepare("SELECT track, level, grp, payload FROM flame_bucket_groups");
+             q.step();) {
+            std::vector<storage::FlameBucket> buckets;
+            storage::decodeFlameGroup(q.blob(3), q.int64(2),
+                std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(),
+                buckets);
+            for (const storage::FlameBucket& b : buckets) {
+                insert.bind(1, q.int64(0))
+                    .bind(2, q.int64(1))
+                    .bind(3, b.bucket)
+                    .bindBlob(4, storage::encodeFlameBucket(b))
+                    .run();
+                ++rows;
+            }
+        }
+        CHECK(rows > 2 * storage::kFlameBucketsPerGroup);  // groups of several buckets
+        db.exec("DROP TABLE flame_bucket_groups;"
+                " UPDATE meta SET value = '6' WHERE key = 'format_version'");
+    }
+    storage::StoreReader reader(store);
+    REQUIRE(reader.flameLevels(2));
+    for (std::size_t i = 0; i < windows.size(); ++i) {
+        const model::FlameTree old = flame(reader, windows[i].startNs, windows[i].endNs, true);
+        CHECK(flatten(old, true) == flatten(before[i], true));
+        CHECK(flatten(old, false)
+            == flatten(flame(reader, windows[i].startNs, windows[i].endNs, false), false));
+    }
 }

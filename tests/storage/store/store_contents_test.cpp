@@ -93,10 +93,13 @@ TEST_CASE("stores of fixed inputs keep the contents they had before the memory r
     // detail part of interval summary tiles at zstd level 3 with Huffman-coded literals
     // (tile_codec.cpp), which decompresses to the bytes it did; and for store format
     // version 6, arrays of whole numbers in the args of exact tiles as number columns
-    // (codec version 3, args_codec.h), which decode to the same args.
-    const std::string kSynth = "9c5b50741ef30bd6";
-    const std::string kRandom = "13f6f584fc9ead25";
-    const std::string kShards[] = { "9677ae97971677f1", "35d8cbae0df92d4a" };
+    // (codec version 3, args_codec.h), which decode to the same args; and for store format
+    // version 7, the flame buckets in groups of a row each (flame_codec.h), the bucket
+    // payloads byte for byte those of version 6, and no flame tables in a store without a
+    // pyramid (the random trace's).
+    const std::string kSynth = "36ee217f770e2269";
+    const std::string kRandom = "493604b112701404";
+    const std::string kShards[] = { "514920e1c9dd1357", "e1147d0a05d08ff9" };
     test::TempDir dir;
 
     SECTION("synthetic run, in memory, two workers") {

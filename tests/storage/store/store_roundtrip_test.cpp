@@ -365,7 +365,7 @@ TEST_CASE("a store's pages hold its payloads with little space left unused", "[s
     const auto path = buildStore(trace, dir / "synth.strata");
     storage::SqliteDb db(path, storage::SqliteDb::Mode::ReadOnly);
     std::int64_t payloads = 0;
-    for (const char* table : { "tiles", "tile_index", "flame_buckets", "flame_paths" }) {
+    for (const char* table : { "tiles", "tile_index", "flame_bucket_groups", "flame_paths" }) {
         auto q = db.prepare(std::string("SELECT coalesce(sum(length(payload)), 0) FROM ") + table);
         REQUIRE(q.step());
         payloads += q.int64(0);
