@@ -72,6 +72,8 @@ void writeNestedStore(const std::filesystem::path& path, long long events)
 double flameShareOfStore(const std::filesystem::path& path)
 {
     storage::SqliteDb db(path, storage::SqliteDb::Mode::ReadOnly);
+    if (!db.hasTable("flame_bucket_groups"))
+        return 0;  // no track has a pyramid
     auto stmt =
         db.prepare("SELECT (SELECT coalesce(sum(length(payload)), 0) FROM flame_bucket_groups)"
                    " + (SELECT coalesce(sum(length(payload)), 0) FROM flame_paths)");

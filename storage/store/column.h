@@ -3,7 +3,8 @@
 // holds (track_buffer.h) and the args of tiles (tiles.h). The part of std::vector's
 // interface they use, with one difference: it grows without copying. Past kMappedBytes a
 // column lives in a mapping of its own, which mremap() extends, moving the page table
-// rather than the bytes when it must move.
+// rather than the bytes when it must move. While a builder tiles, a released mapping goes
+// to a pool, and a column that outgrows the heap takes one from there (mapping_pool.h).
 //
 // Why: a vector that doubles copies what it holds into fresh memory and touches every
 // page of both copies. For a builder's columns, grown one event at a time to tens of MB,

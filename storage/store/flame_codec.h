@@ -30,7 +30,7 @@
 namespace strata::storage {
 
 std::string encodeFlameBucket(const FlameBucket& bucket, int zstdLevel = 3);
-/// The bucket number is not in the payload (it is the row's key): it is left 0.
+/// The bucket number is not in the payload (its group row holds it): it is left 0.
 FlameBucket decodeFlameBucket(std::string_view payload);
 
 inline constexpr int kFlameGroupLog2 = 6;

@@ -2,7 +2,6 @@
 
 #include <sys/mman.h>
 
-#include <algorithm>
 #include <mutex>
 #include <vector>
 
@@ -20,6 +19,7 @@ struct Pool
     std::mutex mutex;
     std::vector<Mapping> mappings;
     std::size_t bytes = 0;
+    int scopes = 0;  ///< PooledMappings alive
 };
 
 /// Never destroyed: a column released at exit (a static's, a thread's) still finds it.
@@ -31,13 +31,36 @@ Pool& pool()
 
 }  // namespace
 
+PooledMappings::PooledMappings()
+{
+    Pool& p = pool();
+    std::lock_guard lock(p.mutex);
+    ++p.scopes;
+}
+
+PooledMappings::~PooledMappings()
+{
+    std::vector<Mapping> mappings;
+    {
+        Pool& p = pool();
+        std::lock_guard lock(p.mutex);
+        if (--p.scopes > 0)
+            return;
+        mappings.swap(p.mappings);
+        p.bytes = 0;
+    }
+    for (const Mapping& m : mappings)
+        ::munmap(m.at, m.bytes);
+}
+
 void* takePooledMapping(std::size_t& bytes)
 {
     Pool& p = pool();
     std::lock_guard lock(p.mutex);
     auto best = p.mappings.end();
     for (auto it = p.mappings.begin(); it != p.mappings.end(); ++it) {
-        if (it->bytes >= bytes && (best == p.mappings.end() || it->bytes > best->bytes))
+        if (it->bytes >= bytes && it->bytes <= kPooledOversize * bytes
+            && (best == p.mappings.end() || it->bytes < best->bytes))
             best = it;
     }
     if (best == p.mappings.end())
@@ -55,7 +78,7 @@ void poolMapping(void* mapping, std::size_t bytes)
     {
         Pool& p = pool();
         std::lock_guard lock(p.mutex);
-        if (p.bytes + bytes <= kPooledBytes) {
+        if (p.scopes > 0 && p.bytes + bytes <= kPooledBytes) {
             p.mappings.push_back({ mapping, bytes });
             p.bytes += bytes;
             return;
@@ -69,19 +92,6 @@ std::size_t pooledMappingBytes()
     Pool& p = pool();
     std::lock_guard lock(p.mutex);
     return p.bytes;
-}
-
-void releasePooledMappings()
-{
-    std::vector<Mapping> mappings;
-    {
-        Pool& p = pool();
-        std::lock_guard lock(p.mutex);
-        mappings.swap(p.mappings);
-        p.bytes = 0;
-    }
-    for (const Mapping& m : mappings)
-        ::munmap(m.at, m.bytes);
 }
 
 }  // namespace strata::storage

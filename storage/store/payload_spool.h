@@ -47,9 +47,8 @@ public:
     std::uint64_t bytes() const { return m_size; }
     /// Whether the spool has moved to a file.
     bool onDisk() const { return m_fd >= 0; }
-    /// Bytes of payloads held in memory (none once the spool has moved to a file); the
-    /// mapping they lie in may be larger, a pooled one (mapping_pool.h).
-    std::size_t memoryBytes() const { return m_memory.size(); }
+    /// Bytes held in memory (none once the spool has moved to a file).
+    std::size_t memoryBytes() const { return m_memory.capacity(); }
 
 private:
     void openFile();

@@ -151,9 +151,7 @@ void ShardReader::loadMetadata()
     }
     readStacks(*m_db, m_path, m_stringCount, m_stacks);
     m_indexStmt.emplace(m_db->prepare("SELECT payload FROM tile_index WHERE track = ?"));
-    m_hasKernelMetrics
-        = m_db->prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kernel_metrics'")
-              .step();
+    m_hasKernelMetrics = m_db->hasTable("kernel_metrics");
     loadFlameLevels();
 }
 

@@ -27,13 +27,9 @@ bool levelFits(const model::LodGrid& grid, std::int64_t level)
 void ShardReader::loadFlameLevels()
 {
     m_flameLevels.assign(m_resources.size(), std::nullopt);
-    if (!m_db->prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'flame_levels'")
-             .step())
-        return;  // written before the pyramid existed
-    m_flameGroups =
-        m_db->prepare(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'flame_bucket_groups'")
-            .step();
+    if (!m_db->hasTable("flame_levels"))
+        return;  // written before the pyramid existed, or none of its tracks has one
+    m_flameGroups = m_db->hasTable("flame_bucket_groups");
     auto rows = m_db->prepare("SELECT track, finest, coarsest FROM flame_levels");
     while (rows.step()) {
         const std::int64_t track = rows.int64(0);
@@ -83,14 +79,14 @@ std::vector<FlameBucket> ShardReader::flameBuckets(
                 out.push_back(decodeFlameBucket(rows.blob(1)));
                 out.back().bucket = rows.int64(0);
             }
+            // Sample trees name stacks; interval trees name the track's own paths.
+            for (std::size_t i = first; i < out.size(); ++i) {
+                if (m_context.ids && out[i].samples > 0)
+                    m_context.ids->applyToSampleBucket(out[i]);
+            }
         } catch (const CorruptTile& e) {
             throw StoreError(m_path.string() + ": corrupted flame bucket of track "
                 + std::to_string(track) + ": " + e.what());
-        }
-        // Sample trees name stacks; interval trees name the track's own paths.
-        for (std::size_t i = first; i < out.size(); ++i) {
-            if (m_context.ids && out[i].samples > 0)
-                m_context.ids->applyToSampleBucket(out[i]);
         }
     }
     return out;

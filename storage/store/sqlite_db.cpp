@@ -83,6 +83,13 @@ SqliteStatement SqliteDb::prepare(std::string_view sql)
     return SqliteStatement(*this, stmt);
 }
 
+bool SqliteDb::hasTable(std::string_view name)
+{
+    auto q = prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+    q.bind(1, name);
+    return q.step();
+}
+
 SqliteStatement::SqliteStatement(const SqliteDb& db, sqlite3_stmt* stmt)
     : m_db(&db)
     , m_stmt(stmt)

@@ -44,6 +44,8 @@ public:
 
     void exec(const char* sql);
     SqliteStatement prepare(std::string_view sql);
+    /// Whether the database has a table of that name (optional tables of older formats).
+    bool hasTable(std::string_view name);
     sqlite3* handle() const { return m_db; }
     const std::filesystem::path& path() const { return m_path; }
     [[noreturn]] void fail(const std::string& what) const;

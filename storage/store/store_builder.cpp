@@ -617,6 +617,9 @@ void writeFlameGroups(BatchedInsert& insert, std::int64_t track, const std::vect
         const FlameRow& row = *order[i];
         appendToFlameGroup(group, row.bucket, payloads.read(row.payload, spooled));
         const FlameRow* next = i + 1 < order.size() ? order[i + 1] : nullptr;
+        if (next && next->level == row.level && next->bucket == row.bucket)
+            throw std::logic_error("StoreBuilder: flame bucket " + std::to_string(row.bucket)
+                + " of level " + std::to_string(row.level) + " twice");
         if (!next || next->level != row.level
             || flameGroup(next->bucket) != flameGroup(row.bucket)) {
             insert.value(track)
@@ -659,6 +662,7 @@ void StoreBuilder::finish()
     m_finished = true;
     std::error_code ignored;
     std::filesystem::remove(m_temp, ignored);
+    const PooledMappings reuse;  // the tiling's columns reuse released ones' pages
     try {
         const std::optional<model::TimeRange> span = eventSpan();
         const model::LodGrid grid =
@@ -791,7 +795,6 @@ void StoreBuilder::finish()
             db.exec("COMMIT");
             shrinkPages(db);
         }
-        releasePooledMappings();  // what the tiling reused (mapping_pool.h)
         m_spill.reset();
         fsyncPath(m_temp, false);
         std::filesystem::rename(m_temp, m_target);

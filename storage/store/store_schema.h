@@ -38,13 +38,13 @@
 //                                    WITHOUT ROWID table a row over ~230 bytes (a 1 KiB
 //                                    page) goes to overflow pages, half of whose last one
 //                                    stays empty (+4.7 % for epoch_16proc.prv's store).
-//                                    Stores of format version 6 and older hold a row per
-//                                    bucket instead:
 //   flame_buckets(track, level, bucket, payload)
+//                                    format version 6 and older, in place of the groups:
+//                                    the call tree of one bucket a row.
 //       A store of version 7 none of whose tracks has a pyramid lacks the flame tables.
-//       Stores written before the flame pyramid lack them too; they stay
-//       format version 1 (the tables are optional, like kernel_metrics) and their flame
-//       graphs walk the exact events.
+//       Stores written before the flame pyramid lack them too; they stay format version 1
+//       (the tables are optional, like kernel_metrics) and their flame graphs walk the
+//       exact events.
 //
 // Format version 2 writes counter and counter summary tiles at codec version 2
 // (tile_codec.h) and may leave out a summary level of instants or counters that reduces

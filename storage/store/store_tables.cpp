@@ -51,9 +51,7 @@ void readStacks(SqliteDb& db, const std::filesystem::path& file, std::size_t str
 std::vector<TrackPath> readForeignTracks(SqliteDb& db, const std::filesystem::path& file)
 {
     std::vector<TrackPath> out;
-    auto exists =
-        db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'foreign_tracks'");
-    if (!exists.step())
+    if (!db.hasTable("foreign_tracks"))
         return out;
     auto rows =
         db.prepare("SELECT id, depth, name, sort_key FROM foreign_tracks ORDER BY id, depth");

@@ -54,6 +54,15 @@ void build(const storage::MemoryTrace& trace, const std::filesystem::path& store
     builder.finish();
 }
 
+/// A store of test::makeRandomTrace's default trace (pyramids on its nested tracks).
+std::filesystem::path buildRandomStore(const std::filesystem::path& store)
+{
+    storage::MemoryTrace trace;
+    test::makeRandomTrace({}, trace);
+    build(trace, store);
+    return store;
+}
+
 model::FlameTree flame(storage::StoreReader& reader, TimeNs startNs, TimeNs endNs, bool pyramid)
 {
     storage::FlameRequest request;
@@ -238,11 +247,8 @@ TEST_CASE("Improperly nested tracks get no pyramid and keep the exact walk", "[f
 
 TEST_CASE(
     "Stores written before the flame pyramid fall back to the exact walk", "[flame][pyramid]") {
-    storage::MemoryTrace trace;
-    test::makeRandomTrace({}, trace);
     test::TempDir tmp;
-    const auto store = tmp / "old.strata";
-    build(trace, store);
+    const auto store = buildRandomStore(tmp / "old.strata");
     std::vector<model::FlameTree> before;
     const std::vector<model::TimeRange> windows { { 0, 0 }, { 1'000'000, 31'000'000 },
         { 7, 40'000'001 } };
@@ -344,11 +350,8 @@ TEST_CASE("Flame bucket groups keep their buckets, give those of a range, and re
 
 TEST_CASE("Stores of format version 6, a row per flame bucket, give the same flame graphs",
     "[flame][pyramid]") {
-    storage::MemoryTrace trace;
-    test::makeRandomTrace({}, trace);
     test::TempDir tmp;
-    const auto store = tmp / "v6.strata";
-    build(trace, store);
+    const auto store = buildRandomStore(tmp / "v6.strata");
     const std::vector<model::TimeRange> windows { { 0, 0 }, { 1'000'000, 31'000'000 },
         { 7, 40'000'001 } };
     std::vector<model::FlameTree> before;
@@ -392,5 +395,25 @@ TEST_CASE("Stores of format version 6, a row per flame bucket, give the same fla
         CHECK(flatten(old, true) == flatten(before[i], true));
         CHECK(flatten(old, false)
             == flatten(flame(reader, windows[i].startNs, windows[i].endNs, false), false));
+    }
+}
+
+TEST_CASE("A damaged flame bucket group fails the flame query with the store's name",
+    "[flame][pyramid]") {
+    test::TempDir tmp;
+    const auto store = buildRandomStore(tmp / "damaged.strata");
+    {
+        storage::SqliteDb db(store, storage::SqliteDb::Mode::Create);
+        // Offset 64 lies past its group: the row's first bucket is out of it.
+        db.exec("UPDATE flame_bucket_groups SET payload = x'40' || substr(payload, 2)");
+    }
+    storage::StoreReader reader(store);
+    REQUIRE(reader.flameLevels(2));
+    try {
+        flame(reader, 0, 0, true);
+        FAIL("a damaged group was read");
+    } catch (const storage::StoreError& e) {
+        CHECK_THAT(e.what(),
+            Catch::Contains("damaged.strata") && Catch::Contains("corrupted flame bucket"));
     }
 }

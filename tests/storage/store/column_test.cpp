@@ -72,34 +72,49 @@ TEST_CASE("a column resizes, appends and inserts at its end like a vector", "[st
     CHECK(ends[4] == 10);
 }
 
-TEST_CASE("a column that outgrows the heap takes the mapping a released column left in the pool",
+TEST_CASE("while a builder tiles, a column that outgrows the heap takes a mapping a released "
+          "column left",
     "[store][column]") {
     using strata::storage::kPooledBytes;
     using strata::storage::pooledMappingBytes;
-    strata::storage::releasePooledMappings();
     REQUIRE(pooledMappingBytes() == 0);
+    {
+        Column<char> viewers(3 * Column<char>::kMappedBytes, 'v');
+        Column<char>().swap(viewers);  // no builder tiles: unmapped at once
+        CHECK(pooledMappingBytes() == 0);
+    }
+    {
+        const strata::storage::PooledMappings tiling;
+        Column<char> parsed(3 * Column<char>::kMappedBytes, 'p');
+        const char* mapping = parsed.data();
+        const std::size_t capacity = parsed.capacity();
+        Column<char>().swap(parsed);  // released: pooled
+        CHECK(pooledMappingBytes() == capacity);
 
-    Column<char> parsed(3 * Column<char>::kMappedBytes, 'p');
-    const char* mapping = parsed.data();
-    const std::size_t capacity = parsed.capacity();
-    Column<char>().swap(parsed);  // released: pooled, not unmapped
-    CHECK(pooledMappingBytes() == capacity);
+        Column<char> spool;
+        spool.append("head", 4);  // in the heap
+        const std::string tiles(Column<char>::kMappedBytes, 't');
+        spool.append(tiles.data(), tiles.size());  // past the heap: the pooled mapping
+        CHECK(spool.data() == mapping);
+        CHECK(spool.capacity() == capacity);
+        CHECK(pooledMappingBytes() == 0);
+        CHECK(strata::storage::view(spool) == "head" + tiles);  // its rows, not the last column's
 
-    Column<char> spool;
-    spool.append("head", 4);  // in the heap
-    const std::string tiles(Column<char>::kMappedBytes, 't');
-    spool.append(tiles.data(), tiles.size());  // past the heap: the pooled mapping
-    CHECK(spool.data() == mapping);
-    CHECK(spool.capacity() == capacity);
-    CHECK(pooledMappingBytes() == 0);
-    CHECK(strata::storage::view(spool) == "head" + tiles);  // its rows, not the last column's
+        {
+            const strata::storage::PooledMappings otherShard;  // the pool lasts while one lives
+            Column<char> big(12 * Column<char>::kMappedBytes, 'b');
+            Column<char>().swap(big);
+        }
+        CHECK(pooledMappingBytes() >= 12 * Column<char>::kMappedBytes);
+        Column<char> small;  // more than 4 times what it asks for: a mapping of its own
+        small.append(tiles.data(), tiles.size());
+        small.push_back('!');
+        CHECK(small.capacity() < 4 * Column<char>::kMappedBytes);
 
-    // Larger than the pool holds: unmapped at release.
-    Column<char> huge(kPooledBytes + 1, 'h');
-    Column<char>().swap(huge);
-    CHECK(pooledMappingBytes() == 0);
-    Column<char>().swap(spool);
-    CHECK(pooledMappingBytes() == capacity);
-    strata::storage::releasePooledMappings();
-    CHECK(pooledMappingBytes() == 0);
+        Column<char> huge(kPooledBytes + 1, 'h');  // larger than the pool holds: unmapped
+        const std::size_t before = pooledMappingBytes();
+        Column<char>().swap(huge);
+        CHECK(pooledMappingBytes() == before);
+    }
+    CHECK(pooledMappingBytes() == 0);  // the last builder's end empties it
 }

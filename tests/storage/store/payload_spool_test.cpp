@@ -46,13 +46,3 @@ TEST_CASE("a payload spool moves to a nameless file past its memory limit and re
     CHECK_FALSE(inMemory.onDisk());
     CHECK(inMemory.read(big, buffer).size() == std::size_t(1) << 20);
 }
-
-TEST_CASE(
-    "a payload spool counts the payloads it holds in memory, not its mapping", "[store][spool]") {
-    storage::PayloadSpool spool;
-    const std::string tile(3000, 't');
-    for (int i = 0; i < 500; ++i)
-        spool.add(tile);  // 1.5 MB: past the heap, into a mapping
-    CHECK(spool.memoryBytes() == 500 * tile.size());
-    CHECK(spool.bytes() == 500 * tile.size());
-}
