@@ -145,19 +145,20 @@ void rename(
     }
 }
 
-/// The bytes of events each track holds, in memory and spilled: what tiling it costs.
+/// The bytes of events each track holds: what tiling it costs. A spilled build gets equal
+/// weights, so that its tracks are tiled in track order: each is read back from the spill
+/// to be tiled, and the longest taken together held more than its budget planned for (a
+/// 100 M-event synthetic run: peak RSS 532 -> 630 MB).
 std::vector<std::uint64_t> trackWeights(
     const std::vector<std::unique_ptr<StoreBuilder::TrackBuffer>>& tracks, const SpillFile* spill)
 {
-    std::vector<std::uint64_t> weights;
-    weights.reserve(tracks.size());
-    for (std::size_t i = 0; i < tracks.size(); ++i) {
+    std::vector<std::uint64_t> weights(tracks.size(), 0);
+    for (std::size_t i = 0; i < tracks.size() && !spill; ++i) {
         const StoreBuilder::TrackBuffer& b = *tracks[i];
-        weights.push_back(b.intervals.size() * sizeof(model::Interval) + b.intervalArgs.bytes.size()
+        weights[i] = b.intervals.size() * sizeof(model::Interval) + b.intervalArgs.bytes.size()
             + b.instants.size() * sizeof(model::Instant) + b.instantArgs.bytes.size()
             + b.counters.size() * sizeof(model::CounterSample)
-            + b.flows.size() * sizeof(model::Flow) + b.samples.size() * sizeof(model::StackSample)
-            + (spill ? spill->eventBytes(static_cast<model::TrackId>(i)) : 0));
+            + b.flows.size() * sizeof(model::Flow) + b.samples.size() * sizeof(model::StackSample);
     }
     return weights;
 }
@@ -662,7 +663,11 @@ void StoreBuilder::finish()
     m_finished = true;
     std::error_code ignored;
     std::filesystem::remove(m_temp, ignored);
-    const PooledMappings reuse;  // the tiling's columns reuse released ones' pages
+    // The tiling's columns reuse released ones' pages; not in a spilled build, whose
+    // budget does not count the pool (a 100 M-event synthetic run: +45 MB peak RSS).
+    std::optional<PooledMappings> reuse;
+    if (!m_spill)
+        reuse.emplace();
     try {
         const std::optional<model::TimeRange> span = eventSpan();
         const model::LodGrid grid =

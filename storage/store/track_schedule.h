@@ -4,7 +4,8 @@
 // most events goes first, so that the last to finish are short ones: in index order, a
 // two-file JSON ingest often ended with one core tiling a long track (~45 ms) while the
 // other, done with its shard, waited. The writer still takes the results in track order,
-// so the store does not depend on the schedule.
+// so the store does not depend on the schedule. Equal weights give track order (a
+// spilled build's, store_builder.cpp).
 
 #include <cstddef>
 #include <cstdint>
