@@ -66,7 +66,7 @@ FlameBucket decodeFlameBucket(std::string_view payload)
 
 void appendToFlameGroup(ByteWriter& row, std::int64_t bucket, std::string_view payload)
 {
-    row.varint(static_cast<std::uint64_t>(bucket - (flameGroup(bucket) << kFlameGroupLog2)));
+    row.varint(static_cast<std::uint64_t>(bucket & (kFlameBucketsPerGroup - 1)));  // its offset
     row.string(payload);
 }
 
